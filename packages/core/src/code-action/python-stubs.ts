@@ -1,0 +1,303 @@
+import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
+
+/**
+ * Python stubs made from tool schemas. Each tool becomes a real Python function with keyword-only,
+ * typed arguments and a docstring; its body calls the bridge's `_call(<original name>, {args})`.
+ * Names that are not Python identifiers are made into valid ones and mapped back here.
+ */
+
+const pythonKeywords = new Set([
+  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+  "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+  "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+]);
+
+/** Names a tool function must not take: they would shadow what programs and the stubs rely on. */
+const reservedFunctionNames = new Set([
+  ...pythonKeywords,
+  "Any", "Literal", "ToolError", "ToolDenied", "ToolCallLimitExceeded",
+  "print", "input", "open", "len", "list", "dict", "str", "int", "float", "bool", "set", "tuple",
+  "type", "range", "sum", "min", "max", "sorted", "round", "abs", "map", "filter", "zip", "enumerate",
+  "object", "isinstance", "repr", "format", "iter", "next", "any", "all", "id", "hash", "help", "vars",
+  "exec", "eval", "compile", "globals", "locals", "super", "bytes", "Exception", "json", "decimal",
+]);
+
+/** Names an argument must not take inside a stub (the body uses them). */
+const reservedArgumentNames = new Set([...pythonKeywords, "_call", "_arguments"]);
+
+export type StubbedTool = {
+  /** The tool's own name, passed to `_call` (may be `get-user`, `from`, ...). */
+  toolName: string;
+  /** The Python function name the program calls. */
+  functionName: string;
+  /** Original argument name -> Python parameter name. */
+  argumentNames: Record<string, string>;
+  /** `def ...:` plus its docstring, without a body: what the model sees. */
+  signature: string;
+  /** The full Python definition: signature, docstring and the `_call` body. */
+  source: string;
+};
+
+/** Makes `name` a valid Python identifier that is not a keyword or a reserved name. */
+export function toPythonIdentifier(name: string, reserved: Set<string>): string {
+  let identifier = name.normalize("NFKD").replace(/[^A-Za-z0-9_]/g, "_");
+  if (identifier === "" || /^_+$/.test(identifier)) identifier = "tool";
+  if (/^[0-9]/.test(identifier)) identifier = `tool_${identifier}`;
+  if (reserved.has(identifier)) identifier = `${identifier}_`;
+  return identifier;
+}
+
+function dedupe(identifier: string, taken: Set<string>): string {
+  let candidate = identifier;
+  for (let index = 2; taken.has(candidate); index += 1) candidate = `${identifier}_${index}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/** A Python literal for a JSON value. */
+export function pythonLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (value === true) return "True";
+  if (value === false) return "False";
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "None";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
+  if (typeof value === "object") {
+    const entries = Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`);
+    return `{${entries.join(", ")}}`;
+  }
+  return JSON.stringify(String(value));
+}
+
+/** The Python type annotation for a JSON schema. */
+export function pythonType(schema: JsonSchema | undefined): string {
+  if (!schema || typeof schema !== "object") return "Any";
+  if (schema.const !== undefined) return `Literal[${pythonLiteral(schema.const)}]`;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+    const literals = schema.enum.filter((value) => value !== null).map(pythonLiteral);
+    const nullable = schema.enum.includes(null);
+    const literal = literals.length > 0 ? `Literal[${literals.join(", ")}]` : "None";
+    return nullable && literals.length > 0 ? `${literal} | None` : literal;
+  }
+  const union = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(union) && union.length > 0) return joinUnion(union.map(pythonType));
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return pythonType(schema.allOf[0]);
+  if (Array.isArray(schema.type)) {
+    return joinUnion(schema.type.map((type) => pythonType({ ...schema, type })));
+  }
+  switch (schema.type) {
+    case "string":
+      return "str";
+    case "integer":
+      return "int";
+    case "number":
+      return "float";
+    case "boolean":
+      return "bool";
+    case "null":
+      return "None";
+    case "array": {
+      const items = Array.isArray(schema.items) ? undefined : schema.items;
+      return `list[${pythonType(items)}]`;
+    }
+    case "object": {
+      const additional = schema.additionalProperties;
+      const valueType =
+        typeof additional === "object" && additional !== null && !schema.properties ? pythonType(additional) : "Any";
+      return `dict[str, ${valueType}]`;
+    }
+    default:
+      return schema.properties ? "dict[str, Any]" : "Any";
+  }
+}
+
+function joinUnion(types: string[]): string {
+  const unique = [...new Set(types)];
+  if (unique.includes("Any")) return "Any";
+  // None goes last, as people write it.
+  const withoutNone = unique.filter((type) => type !== "None");
+  return [...withoutNone, ...(unique.includes("None") ? ["None"] : [])].join(" | ");
+}
+
+function isNullable(schema: JsonSchema): boolean {
+  const type = pythonType(schema);
+  return type === "Any" || type === "None" || type.endsWith("| None");
+}
+
+/** One line (or several) describing a schema's nested fields, for the docstring. */
+function describeFields(schema: JsonSchema | undefined, indent: string, depth: number): string[] {
+  if (!schema || depth > 3) return [];
+  const target = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
+  if (!target?.properties) return [];
+  const required = new Set(target.required ?? []);
+  const lines: string[] = [];
+  for (const [name, property] of Object.entries(target.properties)) {
+    const flags = [pythonType(property), required.has(name) ? undefined : "optional"].filter(Boolean).join(", ");
+    const description = property.description ? `: ${oneLine(property.description)}` : "";
+    lines.push(`${indent}${name} (${flags})${description}`);
+    lines.push(...describeFields(property, `${indent}    `, depth + 1));
+  }
+  return lines;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Text made safe to sit inside a triple-quoted Python docstring. */
+function docstringText(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"');
+}
+
+type Parameter = {
+  originalName: string;
+  pythonName: string;
+  annotation: string;
+  /** The default in the signature, or undefined when the argument is required. */
+  defaultLiteral?: string;
+  /** True when a None value means "leave it out" rather than "send null". */
+  omitWhenNone: boolean;
+  description?: string;
+  schema: JsonSchema;
+  required: boolean;
+};
+
+function parametersOf(schema: JsonSchema): Parameter[] {
+  const properties = schema.properties ?? {};
+  const required = new Set(schema.required ?? []);
+  const taken = new Set<string>();
+  const parameters: Parameter[] = [];
+  for (const [originalName, property] of Object.entries(properties)) {
+    const pythonName = dedupe(toPythonIdentifier(originalName, reservedArgumentNames), taken);
+    const isRequired = required.has(originalName);
+    let annotation = pythonType(property);
+    let defaultLiteral: string | undefined;
+    let omitWhenNone = false;
+    if (!isRequired) {
+      const scalarDefault =
+        property.default !== undefined && (property.default === null || typeof property.default !== "object");
+      if (scalarDefault) {
+        defaultLiteral = pythonLiteral(property.default);
+      } else {
+        // Leaving it out lets the tool apply its own default (also for list and dict defaults).
+        if (!isNullable(property)) annotation = `${annotation} | None`;
+        defaultLiteral = "None";
+        omitWhenNone = true;
+      }
+    }
+    parameters.push({
+      originalName,
+      pythonName,
+      annotation,
+      defaultLiteral,
+      omitWhenNone,
+      description: property.description,
+      schema: property,
+      required: isRequired,
+    });
+  }
+  // Required first reads best; all are keyword-only, so order does not change how calls look.
+  return [...parameters.filter((parameter) => parameter.required), ...parameters.filter((p) => !p.required)];
+}
+
+function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
+  const lines: string[] = [];
+  const description = tool.description.trim() || `Calls the tool ${JSON.stringify(tool.name)}.`;
+  lines.push(...description.split("\n").map((line) => line.trimEnd()));
+  if (parameters.length > 0) {
+    lines.push("", "Args:");
+    for (const parameter of parameters) {
+      const notes: string[] = [];
+      if (parameter.description) notes.push(oneLine(parameter.description));
+      if (!parameter.required && parameter.schema.default !== undefined) {
+        notes.push(`Defaults to ${JSON.stringify(parameter.schema.default)}.`);
+      } else if (!parameter.required) {
+        notes.push("Optional; leave it out to use the tool's default.");
+      }
+      if (parameter.originalName !== parameter.pythonName) {
+        notes.push(`(The tool calls this argument ${JSON.stringify(parameter.originalName)}.)`);
+      }
+      lines.push(`    ${parameter.pythonName}: ${notes.join(" ")}`.trimEnd());
+      lines.push(...describeFields(parameter.schema, "        ", 0));
+    }
+  }
+  if (tool.outputSchema) {
+    lines.push("", "Returns:");
+    const what = tool.outputSchema.description ? `: ${oneLine(tool.outputSchema.description)}` : "";
+    lines.push(`    ${pythonType(tool.outputSchema)}${what}`);
+    lines.push(...describeFields(tool.outputSchema, "        ", 0));
+  }
+  lines.push(
+    "",
+    "Raises:",
+    "    ToolError: the tool failed (the message says why).",
+    "    ToolDenied: the call was not approved.",
+  );
+  return lines;
+}
+
+function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
+  const parameters = parametersOf(tool.inputSchema ?? {});
+  const returnType = tool.outputSchema ? pythonType(tool.outputSchema) : "Any";
+  const parameterList = parameters.map((parameter) =>
+    parameter.defaultLiteral === undefined
+      ? `${parameter.pythonName}: ${parameter.annotation}`
+      : `${parameter.pythonName}: ${parameter.annotation} = ${parameter.defaultLiteral}`,
+  );
+  const head =
+    parameters.length === 0
+      ? `def ${functionName}() -> ${returnType}:`
+      : `def ${functionName}(*, ${parameterList.join(", ")}) -> ${returnType}:`;
+  const docstring = docstringOf(tool, parameters).map((line) => (line ? `    ${docstringText(line)}` : ""));
+  docstring[0] = `    """${docstring[0]?.trimStart() ?? ""}`;
+  const signature = [head, ...docstring, '    """'].join("\n");
+
+  const body: string[] = [];
+  const sent = parameters.filter((parameter) => !parameter.omitWhenNone);
+  const omittable = parameters.filter((parameter) => parameter.omitWhenNone);
+  const entries = sent.map((parameter) => `${JSON.stringify(parameter.originalName)}: ${parameter.pythonName}`);
+  body.push(`    _arguments = {${entries.join(", ")}}`);
+  for (const parameter of omittable) {
+    body.push(`    if ${parameter.pythonName} is not None:`);
+    body.push(`        _arguments[${JSON.stringify(parameter.originalName)}] = ${parameter.pythonName}`);
+  }
+  body.push(`    return _call(${JSON.stringify(tool.name)}, _arguments)`);
+
+  return {
+    toolName: tool.name,
+    functionName,
+    argumentNames: Object.fromEntries(parameters.map((parameter) => [parameter.originalName, parameter.pythonName])),
+    signature,
+    source: [signature, ...body].join("\n"),
+  };
+}
+
+/** One stub per tool, with function names made valid and unique (in the tools' order). */
+export function buildStubs(tools: ToolSpec[]): StubbedTool[] {
+  const taken = new Set<string>();
+  return tools.map((tool) => stubOf(tool, dedupe(toPythonIdentifier(tool.name, reservedFunctionNames), taken)));
+}
+
+/**
+ * The Python source appended to the bridge's `codeaction_tools` module (which defines `_call`,
+ * `ToolError`, `ToolDenied` and `ToolCallLimitExceeded`).
+ */
+export function renderStubsModule(tools: ToolSpec[]): string {
+  const stubs = buildStubs(tools);
+  const names = ["ToolError", "ToolDenied", "ToolCallLimitExceeded", ...stubs.map((stub) => stub.functionName)];
+  return [
+    "# Tool stubs made by @codeaction/core from the tools' JSON schemas.",
+    "from typing import Any, Literal",
+    "",
+    ...stubs.map((stub) => `${stub.source}\n`),
+    `__all__ = [${names.map((name) => JSON.stringify(name)).join(", ")}]`,
+    "",
+  ].join("\n");
+}
+
+/** The stubs as the model sees them: signatures and docstrings, no bodies. */
+export function renderStubSignatures(tools: ToolSpec[]): string {
+  return buildStubs(tools)
+    .map((stub) => stub.signature)
+    .join("\n\n");
+}

@@ -1,0 +1,34 @@
+import type { Attempt } from "../types.ts";
+import { CodeActionError, hasCode } from "./code-action-error.ts";
+
+const code = "attempts-exhausted";
+
+/** Every attempt of a code-action turn failed (the first program and each repair). Carries them all. */
+export class AttemptsExhaustedError extends CodeActionError {
+  readonly attempts: Attempt[];
+  readonly runId: string;
+
+  constructor(options: { runId: string; attempts: Attempt[] }) {
+    const last = options.attempts.at(-1);
+    const summary = options.attempts.map((attempt) => `#${attempt.attempt} ${attempt.status}`).join(", ");
+    const tail = last ? lastLines(last.stderr || last.stdout, 3) : "";
+    super({
+      code,
+      message:
+        `The code-action turn failed: all ${options.attempts.length} attempt(s) failed (${summary}).` +
+        (tail ? ` Last output: ${tail}` : "") +
+        " Each attempt (program, stdout, stderr, tool calls) is on error.attempts; raise codeAction.maxRepairs or rephrase the question.",
+    });
+    this.name = "AttemptsExhaustedError";
+    this.attempts = options.attempts;
+    this.runId = options.runId;
+  }
+
+  static override isInstance(error: unknown): error is AttemptsExhaustedError {
+    return hasCode(error, code);
+  }
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trimEnd().split("\n").slice(-count).join(" | ").slice(-400);
+}

@@ -1,0 +1,28 @@
+import type { Attempt } from "../types.ts";
+import { CodeActionError, hasCode } from "./code-action-error.ts";
+
+const code = "sandbox-run";
+
+/**
+ * The sandbox itself failed during a turn (a container did not start, the bridge channel broke).
+ * Not the program's fault, so no repair is tried; the attempts so far are kept.
+ */
+export class SandboxRunError extends CodeActionError {
+  readonly attempts: Attempt[];
+  readonly runId: string;
+
+  constructor(options: { runId: string; attempts: Attempt[]; cause: unknown; detail: string }) {
+    super({
+      code,
+      message: `The sandbox failed while running the program: ${options.detail}. Check that Docker is running (docker info) and the sandbox image exists.`,
+      cause: options.cause,
+    });
+    this.name = "SandboxRunError";
+    this.attempts = options.attempts;
+    this.runId = options.runId;
+  }
+
+  static override isInstance(error: unknown): error is SandboxRunError {
+    return hasCode(error, code);
+  }
+}

@@ -1,0 +1,102 @@
+import type { ToolSpec } from "../tool-spec.ts";
+import type { ApprovalHook, ToolCallRecord } from "../types.ts";
+
+/** What one tool call gives back: the record, and the text the model reads. */
+export type ToolCallOutcome = { record: ToolCallRecord; content: string };
+
+/**
+ * Runs one call the model asked for. Nothing here throws: an unknown tool, a denial, bad
+ * input and a failing tool all become text for the model, so the loop can go on.
+ */
+export async function callTool(call: {
+  id: string;
+  /** The tool, or undefined when the model named one that does not exist. */
+  tool: ToolSpec | undefined;
+  /** The name the model used. */
+  name: string;
+  args: unknown;
+  runId: string;
+  approval?: ApprovalHook;
+  availableTools: string[];
+}): Promise<ToolCallOutcome> {
+  const started = performance.now();
+  const toolName = call.tool?.name ?? call.name;
+  const finish = (
+    status: ToolCallRecord["status"],
+    content: string,
+    extra: { result?: unknown; error?: string },
+  ): ToolCallOutcome => ({
+    record: {
+      id: call.id,
+      tool: toolName,
+      args: call.args,
+      status,
+      durationMs: performance.now() - started,
+      ...extra,
+    },
+    content,
+  });
+
+  if (call.tool === undefined) {
+    const error = `Unknown tool '${call.name}'. Available tools: ${call.availableTools.join(", ") || "none"}.`;
+    return finish("unknown-tool", `Error: ${error}`, { error });
+  }
+  if (!isPlainObject(call.args)) {
+    const error = `Invalid input for tool '${toolName}': the arguments must be a JSON object.`;
+    return finish("invalid", `Error: ${error}`, { error });
+  }
+
+  if (call.approval) {
+    const denial = await askApproval(call.approval, { tool: toolName, args: call.args, runId: call.runId });
+    if (denial !== undefined) {
+      const error = `Tool call denied: ${denial}`;
+      return finish("denied", error, { error });
+    }
+  }
+
+  try {
+    const result = await call.tool.invoke(call.args, { runId: call.runId });
+    return finish("ok", toContent(result), { result });
+  } catch (thrown) {
+    const error = thrown instanceof Error ? thrown.message : String(thrown);
+    return finish(isInvalidInput(thrown) ? "invalid" : "error", `Error: ${error}`, { error });
+  }
+}
+
+/** Returns the reason of a denial, or undefined when the call may run. Fails closed. */
+async function askApproval(
+  approval: ApprovalHook,
+  request: { tool: string; args: Record<string, unknown>; runId: string },
+): Promise<string | undefined> {
+  try {
+    const decision = await approval(request);
+    if (decision === true) return undefined;
+    if (decision === false) return "not approved";
+    if (decision.approved) return undefined;
+    return decision.reason ?? "not approved";
+  } catch (thrown) {
+    return `the approval check failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+  }
+}
+
+/** A tool's return value as the text of a tool message: strings as they are, the rest as JSON. */
+export function toContent(result: unknown): string {
+  if (typeof result === "string") return result;
+  if (result === undefined) return "null";
+  try {
+    return JSON.stringify(result) ?? String(result);
+  } catch {
+    return String(result);
+  }
+}
+
+/** A schema failure (zod, or a tool's own input check) rather than a failure of the tool. */
+function isInvalidInput(thrown: unknown): boolean {
+  if (!(thrown instanceof Error)) return false;
+  const code = (thrown as { code?: unknown }).code;
+  return thrown.name === "ZodError" || code === "tool-input-invalid";
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,86 @@
+import type { Logger } from "pino";
+
+/** What an approval hook sees for every bridged or tool-loop call. */
+export type ApprovalRequest = { tool: string; args: Record<string, unknown>; runId: string };
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+export type ApprovalHook = (call: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
+
+/** One bridged or tool-loop call, as recorded in a result. */
+export type ToolCallRecord = {
+  id: string;
+  tool: string;
+  args: unknown;
+  result?: unknown;
+  error?: string;
+  /** "ok" | "error" (the tool threw) | "denied" | "limit" (over maxToolCalls) | "unknown-tool" | "invalid" */
+  status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid";
+  durationMs: number;
+};
+
+export type AttemptStatus = "ok" | "error" | "timeout" | "oom" | "no-result" | "tool-limit" | "infrastructure";
+
+/** One program and what became of it. */
+export type Attempt = {
+  attempt: number;
+  program: string;
+  modelReply: string;
+  stdout: string;
+  stderr: string;
+  exitCode: number | null;
+  status: AttemptStatus;
+  /** The text after the last stdout `RESULT:` line, when there is one. */
+  result?: string;
+  truncated: boolean;
+  toolCalls: ToolCallRecord[];
+  timings: { modelMs: number; containerStartMs: number; runMs: number; totalMs: number };
+  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+};
+
+/** Step events, noun-action. The last event of a stream is `answer` and carries the result. */
+export type AgentEvent =
+  | { type: "program-start"; runId: string; attempt: number; program: string }
+  | { type: "tool-call"; runId: string; id: string; tool: string; args: unknown }
+  | {
+      type: "tool-result";
+      runId: string;
+      id: string;
+      tool: string;
+      durationMs: number;
+      result?: unknown;
+      error?: string;
+      status: ToolCallRecord["status"];
+    }
+  | {
+      type: "program-end";
+      runId: string;
+      attempt: number;
+      status: AttemptStatus;
+      exitCode: number | null;
+      stdoutTail: string;
+      stderrTail: string;
+    }
+  | { type: "repair-start"; runId: string; attempt: number; reason: string }
+  | { type: "answer"; runId: string; result: AgentResult };
+
+export type ChatMessageInput =
+  | { role: "user" | "assistant" | "system"; content: string }
+  | import("@langchain/core/messages").BaseMessage;
+
+export type AgentInput = { messages: ChatMessageInput[] };
+
+export type AgentResult = {
+  /** The conversation, ending with the assistant's answer (an AIMessage). */
+  messages: import("@langchain/core/messages").BaseMessage[];
+  runId: string;
+  pattern: "code-action" | "tools";
+  status: "ok" | "escalated";
+  /** The answer text (for code-action: the RESULT value as printed). */
+  answer: string;
+  /** Code-action: every attempt of every sample. */
+  attempts: Attempt[];
+  /** Tools pattern: every tool call. Code-action: also found inside attempts. */
+  toolCalls: ToolCallRecord[];
+  timings: { totalMs: number };
+};
+
+export type { Logger };

@@ -1,0 +1,279 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { access, copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Dockerode from "dockerode";
+
+/**
+ * The sandbox images: `codeaction/python:3.11` (standard library only) and
+ * `codeaction/python:3.11-data` (adds numpy and pandas). Two build paths give the
+ * same image: a Dockerfile FROM python:3.11-slim where a registry is reachable, and
+ * offline a Debian root filesystem from debootstrap, imported with `docker import`.
+ * Both run images/python/additions.sh. The recipe version (a hash of the recipe files
+ * and the flavour) is stored in the `codeaction.recipe` label: a changed recipe rebuilds,
+ * an unchanged one is reused.
+ */
+export const DEFAULT_IMAGE = "codeaction/python:3.11";
+export const DATA_IMAGE = "codeaction/python:3.11-data";
+export const RECIPE_LABEL = "codeaction.recipe";
+export const BUILD_COMMAND = "codeaction image build";
+
+export type ImageFlavour = "base" | "data";
+export type BuildMethod = "auto" | "offline" | "dockerfile";
+
+const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../images/python");
+const DEBIAN_SUITE = "bookworm";
+const FLAVOURS: Record<ImageFlavour, { name: string; debianPackages: string[]; pipPackages: string[] }> = {
+  base: { name: DEFAULT_IMAGE, debianPackages: ["python3"], pipPackages: [] },
+  data: {
+    name: DATA_IMAGE,
+    debianPackages: ["python3", "python3-numpy", "python3-pandas"],
+    pipPackages: ["numpy", "pandas"],
+  },
+};
+
+export function imageName(flavour: ImageFlavour): string {
+  return FLAVOURS[flavour].name;
+}
+
+/** The recipe version of a flavour: changes whenever what goes into the image changes. */
+export async function recipeVersion(flavour: ImageFlavour): Promise<string> {
+  const hash = createHash("sha256");
+  for (const file of ["additions.sh", "Dockerfile"]) {
+    hash.update(await readFile(join(RECIPE_DIR, file)));
+  }
+  hash.update(JSON.stringify({ flavour: FLAVOURS[flavour], suite: DEBIAN_SUITE }));
+  return hash.digest("hex").slice(0, 16);
+}
+
+export type ImageState = { name: string; state: "current" | "stale" | "missing"; version?: string };
+
+/** Whether the image of a flavour is present and built from the current recipe. */
+export async function imageState(docker: Dockerode, flavour: ImageFlavour): Promise<ImageState> {
+  const name = imageName(flavour);
+  const wanted = await recipeVersion(flavour);
+  try {
+    const info = await docker.getImage(name).inspect();
+    const version = info.Config?.Labels?.[RECIPE_LABEL];
+    return { name, state: version === wanted ? "current" : "stale", ...(version ? { version } : {}) };
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return { name, state: "missing" };
+    throw error;
+  }
+}
+
+export type BuildImageOptions = {
+  /** The engine to build on (default: dockerode's defaults, DOCKER_HOST or the local socket). */
+  docker?: Dockerode;
+  flavour?: ImageFlavour;
+  method?: BuildMethod;
+  /** Base image for the Dockerfile path (default python:3.11-slim). */
+  baseImage?: string;
+  /** Image name to produce (default: the flavour's name). */
+  tag?: string;
+  /** Rebuild even when the current image matches the recipe. */
+  force?: boolean;
+  /** Debian mirror for the offline path (default $CODEACTION_DEBIAN_MIRROR or deb.debian.org). */
+  mirror?: string;
+  onProgress?: (line: string) => void;
+};
+
+export type BuildImageResult = {
+  name: string;
+  version: string;
+  method: "offline" | "dockerfile" | "reused";
+  durationMs: number;
+};
+
+export class ImageBuildError extends Error {
+  readonly code = "image_build_failed";
+}
+
+export async function buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
+  const started = performance.now();
+  options = { ...options, docker: options.docker ?? new Dockerode() };
+  const flavour = options.flavour ?? "base";
+  const name = options.tag ?? imageName(flavour);
+  const version = await recipeVersion(flavour);
+  const progress = options.onProgress ?? (() => {});
+  if (!options.force && !options.tag) {
+    const state = await imageState(options.docker!, flavour);
+    if (state.state === "current") {
+      return { name, version, method: "reused", durationMs: performance.now() - started };
+    }
+    progress(`${name}: ${state.state === "missing" ? "not present" : "built from an older recipe"}, building`);
+  }
+  const method = await chooseMethod(options);
+  if (method === "dockerfile") {
+    await buildWithDockerfile(options, flavour, name, version, progress);
+  } else {
+    await buildOffline(options, flavour, name, version, progress);
+  }
+  return { name, version, method, durationMs: performance.now() - started };
+}
+
+async function chooseMethod(options: BuildImageOptions): Promise<"offline" | "dockerfile"> {
+  if (options.method === "offline" || options.method === "dockerfile") return options.method;
+  const base = options.baseImage ?? "python:3.11-slim";
+  if (await imageExists(options.docker!, base)) return "dockerfile";
+  if (await offlineAvailable()) return "offline";
+  return "dockerfile"; // the engine pulls the base; a failure says so below
+}
+
+async function imageExists(docker: Dockerode, name: string): Promise<boolean> {
+  try {
+    await docker.getImage(name).inspect();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function offlineAvailable(): Promise<boolean> {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  for (const directory of (process.env.PATH ?? "").split(":").concat(["/usr/sbin", "/sbin"])) {
+    try {
+      await access(join(directory, "debootstrap"));
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
+async function buildWithDockerfile(
+  options: BuildImageOptions,
+  flavour: ImageFlavour,
+  name: string,
+  version: string,
+  progress: (line: string) => void,
+): Promise<void> {
+  const base = options.baseImage ?? "python:3.11-slim";
+  progress(`${name}: docker build FROM ${base}`);
+  const stream = await options.docker!.buildImage(
+    { context: RECIPE_DIR, src: ["Dockerfile", "additions.sh"] },
+    {
+      t: name,
+      buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
+      labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
+      rm: true,
+      forcerm: true,
+    },
+  );
+  await followJsonStream(stream, progress, `docker build of ${name} FROM ${base}`);
+}
+
+async function buildOffline(
+  options: BuildImageOptions,
+  flavour: ImageFlavour,
+  name: string,
+  version: string,
+  progress: (line: string) => void,
+): Promise<void> {
+  if (!(await offlineAvailable())) {
+    throw new ImageBuildError(
+      `Cannot build ${name} offline: it needs root on Linux and debootstrap (apt-get install debootstrap). ` +
+        "With a registry reachable, use the Dockerfile path instead (method 'dockerfile').",
+    );
+  }
+  const mirror = options.mirror ?? process.env.CODEACTION_DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
+  const work = await mkdtemp(join(process.env.CODEACTION_BUILD_DIR ?? tmpdir(), "codeaction-rootfs-"));
+  const root = join(work, "rootfs");
+  try {
+    const packages = FLAVOURS[flavour].debianPackages.join(",");
+    progress(`${name}: debootstrap --variant=minbase --include=${packages} ${DEBIAN_SUITE} (about a minute)`);
+    await run(
+      "debootstrap",
+      ["--variant=minbase", `--include=${packages}`, DEBIAN_SUITE, root, mirror],
+      progress,
+    );
+    await copyFile(join(RECIPE_DIR, "additions.sh"), join(root, "tmp/additions.sh"));
+    progress(`${name}: applying images/python/additions.sh`);
+    await run("chroot", [root, "/bin/sh", "/tmp/additions.sh"], progress);
+    await rm(join(root, "tmp/additions.sh"));
+    progress(`${name}: docker import`);
+    const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], { stdio: ["ignore", "pipe", "pipe"] });
+    let tarError = "";
+    tar.stderr.on("data", (chunk: Buffer) => {
+      tarError += chunk.toString();
+    });
+    const [repo, tag] = splitName(name);
+    const changes = [
+      "ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "WORKDIR /workspace",
+      "USER 65534:65534",
+      `LABEL ${RECIPE_LABEL}=${version} codeaction.flavour=${flavour}`,
+      'CMD ["python3"]',
+    ];
+    const stream = await options.docker!.importImage(tar.stdout, { repo, tag, changes } as object);
+    await followJsonStream(stream as NodeJS.ReadableStream, progress, `docker import of ${name}`);
+    const code = await new Promise<number | null>((done) => tar.on("close", done));
+    if (code !== 0) throw new ImageBuildError(`tar of the root filesystem failed (exit ${code}): ${tarError}`);
+    const info = await options.docker!.getImage(name).inspect();
+    if (info.Config?.Labels?.[RECIPE_LABEL] !== version) {
+      throw new ImageBuildError(`docker import of ${name} did not apply the recipe label; the image is unusable`);
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function splitName(name: string): [string, string] {
+  const at = name.lastIndexOf(":");
+  return at > name.lastIndexOf("/") ? [name.slice(0, at), name.slice(at + 1)] : [name, "latest"];
+}
+
+function run(command: string, args: string[], progress: (line: string) => void): Promise<void> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const tail: string[] = [];
+    const collect = (chunk: Buffer) => {
+      for (const line of chunk.toString().split("\n")) {
+        if (!line.trim()) continue;
+        tail.push(line);
+        if (tail.length > 20) tail.shift();
+      }
+    };
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.on("error", (error) => fail(new ImageBuildError(`${command} could not start: ${error.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) return done();
+      progress(tail.join("\n"));
+      fail(new ImageBuildError(`${command} ${args.join(" ")} failed (exit ${code}):\n${tail.join("\n")}`));
+    });
+  });
+}
+
+/** Docker reports build and import errors as JSON lines inside a 200 response: read to the end. */
+function followJsonStream(
+  stream: NodeJS.ReadableStream,
+  progress: (line: string) => void,
+  what: string,
+): Promise<void> {
+  return new Promise((done, fail) => {
+    let buffer = "";
+    let failure: string | undefined;
+    stream.on("data", (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let newline = buffer.indexOf("\n");
+      while (newline >= 0) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf("\n");
+        if (!line) continue;
+        try {
+          const event = JSON.parse(line) as { stream?: string; status?: string; error?: string };
+          if (event.error) failure = event.error;
+          const text = (event.stream ?? event.status ?? "").trim();
+          if (text) progress(text);
+        } catch {
+          progress(line);
+        }
+      }
+    });
+    stream.on("error", (error: Error) => fail(new ImageBuildError(`${what} failed: ${error.message}`)));
+    stream.on("end", () => (failure ? fail(new ImageBuildError(`${what} failed: ${failure}`)) : done()));
+  });
+}

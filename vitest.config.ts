@@ -1,0 +1,30 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` is fast and needs nothing; `docker` starts real containers
+// on the real engine (scripts/setup.sh makes sure one answers).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+          exclude: ["**/*.docker.test.ts", "**/node_modules/**"],
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          name: "docker",
+          include: ["packages/*/src/**/*.docker.test.ts", "packages/*/test/**/*.docker.test.ts", "tests/**/*.docker.test.ts", "examples/**/*.docker.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: true,
+          maxConcurrency: 4,
+          poolOptions: { forks: { maxForks: 2 } },
+        },
+      },
+    ],
+  },
+});
