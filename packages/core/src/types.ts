@@ -22,6 +22,10 @@ export type AttemptStatus = "ok" | "error" | "timeout" | "oom" | "no-result" | "
 /** One program and what became of it. */
 export type Attempt = {
   attempt: number;
+  /** Which independent sample this attempt belongs to (1-based; codeAction.samples). */
+  sample?: number;
+  /** True for the escalation model's attempts (codeAction.escalate). */
+  escalated?: boolean;
   program: string;
   modelReply: string;
   stdout: string;
@@ -38,7 +42,7 @@ export type Attempt = {
 
 /** Step events, noun-action. The last event of a stream is `answer` and carries the result. */
 export type AgentEvent =
-  | { type: "program-start"; runId: string; attempt: number; program: string }
+  | { type: "program-start"; runId: string; attempt: number; sample?: number; program: string }
   | { type: "tool-call"; runId: string; id: string; tool: string; args: unknown }
   | {
       type: "tool-result";
@@ -54,12 +58,13 @@ export type AgentEvent =
       type: "program-end";
       runId: string;
       attempt: number;
+      sample?: number;
       status: AttemptStatus;
       exitCode: number | null;
       stdoutTail: string;
       stderrTail: string;
     }
-  | { type: "repair-start"; runId: string; attempt: number; reason: string }
+  | { type: "repair-start"; runId: string; attempt: number; sample?: number; reason: string }
   | { type: "answer"; runId: string; result: AgentResult };
 
 export type ChatMessageInput =

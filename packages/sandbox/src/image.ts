@@ -151,17 +151,22 @@ async function buildWithDockerfile(
 ): Promise<void> {
   const base = options.baseImage ?? "python:3.11-slim";
   progress(`${name}: docker build FROM ${base}`);
-  const stream = await options.docker!.buildImage(
-    { context: RECIPE_DIR, src: ["Dockerfile", "additions.sh"] },
-    {
-      t: name,
-      buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
-      labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
-      rm: true,
-      forcerm: true,
-    },
-  );
-  await followJsonStream(stream, progress, `docker build of ${name} FROM ${base}`);
+  const what = `docker build of ${name} FROM ${base}`;
+  const stream = await options
+    .docker!.buildImage(
+      { context: RECIPE_DIR, src: ["Dockerfile", "additions.sh"] },
+      {
+        t: name,
+        buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
+        labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
+        rm: true,
+        forcerm: true,
+      },
+    )
+    .catch((error: Error) => {
+      throw new ImageBuildError(`${what} failed: ${error.message}`, { cause: error });
+    });
+  await followJsonStream(stream, progress, what);
 }
 
 async function buildOffline(
@@ -171,25 +176,69 @@ async function buildOffline(
   version: string,
   progress: (line: string) => void,
 ): Promise<void> {
+  await buildDebootstrapImage({
+    ...(options.docker ? { docker: options.docker } : {}),
+    ...(options.mirror ? { mirror: options.mirror } : {}),
+    name,
+    debianPackages: FLAVOURS[flavour].debianPackages,
+    additionsScript: join(RECIPE_DIR, "additions.sh"),
+    changes: [
+      "ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      "WORKDIR /workspace",
+      "USER 65534:65534",
+      `LABEL ${RECIPE_LABEL}=${version} codeaction.flavour=${flavour}`,
+      'CMD ["python3"]',
+    ],
+    version,
+    onProgress: progress,
+  });
+}
+
+export type DebootstrapImageRecipe = {
+  docker?: Dockerode;
+  /** Image name to produce, "repository:tag". */
+  name: string;
+  /** Debian packages for `debootstrap --variant=minbase --include=...` (bookworm). */
+  debianPackages: string[];
+  /** A shell script run in a chroot of the tree before the import (path on the host). */
+  additionsScript: string;
+  /** Dockerfile instructions for `docker import --change`; one of them must set the RECIPE_LABEL label. */
+  changes: string[];
+  /** The recipe version the RECIPE_LABEL label must carry after the import (checked). */
+  version: string;
+  /** Debian mirror (default $CODEACTION_DEBIAN_MIRROR or deb.debian.org). */
+  mirror?: string;
+  onProgress?: (line: string) => void;
+};
+
+/**
+ * The offline build path, for any image: a Debian root filesystem from debootstrap with the given
+ * packages, an additions script run in a chroot, then `docker import` with the given changes.
+ * Needs root on Linux and debootstrap; throws ImageBuildError otherwise.
+ */
+export async function buildDebootstrapImage(recipe: DebootstrapImageRecipe): Promise<void> {
+  const name = recipe.name;
+  const docker = recipe.docker ?? new Dockerode();
+  const progress = recipe.onProgress ?? (() => {});
   if (!(await offlineAvailable())) {
     throw new ImageBuildError(
       `Cannot build ${name} offline: it needs root on Linux and debootstrap (apt-get install debootstrap). ` +
         "With a registry reachable, use the Dockerfile path instead (method 'dockerfile').",
     );
   }
-  const mirror = options.mirror ?? process.env.CODEACTION_DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
+  const mirror = recipe.mirror ?? process.env.CODEACTION_DEBIAN_MIRROR ?? "http://deb.debian.org/debian";
   const work = await mkdtemp(join(process.env.CODEACTION_BUILD_DIR ?? tmpdir(), "codeaction-rootfs-"));
   const root = join(work, "rootfs");
   try {
-    const packages = FLAVOURS[flavour].debianPackages.join(",");
+    const packages = recipe.debianPackages.join(",");
     progress(`${name}: debootstrap --variant=minbase --include=${packages} ${DEBIAN_SUITE} (about a minute)`);
     await run(
       "debootstrap",
       ["--variant=minbase", `--include=${packages}`, DEBIAN_SUITE, root, mirror],
       progress,
     );
-    await copyFile(join(RECIPE_DIR, "additions.sh"), join(root, "tmp/additions.sh"));
-    progress(`${name}: applying images/python/additions.sh`);
+    await copyFile(recipe.additionsScript, join(root, "tmp/additions.sh"));
+    progress(`${name}: applying ${recipe.additionsScript}`);
     await run("chroot", [root, "/bin/sh", "/tmp/additions.sh"], progress);
     await rm(join(root, "tmp/additions.sh"));
     progress(`${name}: docker import`);
@@ -198,20 +247,15 @@ async function buildOffline(
     tar.stderr.on("data", (chunk: Buffer) => {
       tarError += chunk.toString();
     });
+    // Listen now: a small tree can be archived before the import stream ends.
+    const tarExit = new Promise<number | null>((done) => tar.on("close", done));
     const [repo, tag] = splitName(name);
-    const changes = [
-      "ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-      "WORKDIR /workspace",
-      "USER 65534:65534",
-      `LABEL ${RECIPE_LABEL}=${version} codeaction.flavour=${flavour}`,
-      'CMD ["python3"]',
-    ];
-    const stream = await options.docker!.importImage(tar.stdout, { repo, tag, changes } as object);
+    const stream = await docker.importImage(tar.stdout, { repo, tag, changes: recipe.changes } as object);
     await followJsonStream(stream as NodeJS.ReadableStream, progress, `docker import of ${name}`);
-    const code = await new Promise<number | null>((done) => tar.on("close", done));
+    const code = await tarExit;
     if (code !== 0) throw new ImageBuildError(`tar of the root filesystem failed (exit ${code}): ${tarError}`);
-    const info = await options.docker!.getImage(name).inspect();
-    if (info.Config?.Labels?.[RECIPE_LABEL] !== version) {
+    const info = await docker.getImage(name).inspect();
+    if (info.Config?.Labels?.[RECIPE_LABEL] !== recipe.version) {
       throw new ImageBuildError(`docker import of ${name} did not apply the recipe label; the image is unusable`);
     }
   } finally {

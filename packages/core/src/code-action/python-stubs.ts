@@ -6,20 +6,21 @@ import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
  * Names that are not Python identifiers are made into valid ones and mapped back here.
  */
 
-const pythonKeywords = new Set([
-  "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-  "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-  "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
-]);
+const pythonKeywords = new Set(
+  (
+    "False None True and as assert async await break class continue def del elif else except finally for " +
+    "from global if import in is lambda nonlocal not or pass raise return try while with yield"
+  ).split(" "),
+);
 
 /** Names a tool function must not take: they would shadow what programs and the stubs rely on. */
 const reservedFunctionNames = new Set([
   ...pythonKeywords,
-  "Any", "Literal", "ToolError", "ToolDenied", "ToolCallLimitExceeded",
-  "print", "input", "open", "len", "list", "dict", "str", "int", "float", "bool", "set", "tuple",
-  "type", "range", "sum", "min", "max", "sorted", "round", "abs", "map", "filter", "zip", "enumerate",
-  "object", "isinstance", "repr", "format", "iter", "next", "any", "all", "id", "hash", "help", "vars",
-  "exec", "eval", "compile", "globals", "locals", "super", "bytes", "Exception", "json", "decimal",
+  ...(
+    "Any Literal ToolError ToolDenied ToolCallLimitExceeded print input open len list dict str int float " +
+    "bool set tuple type range sum min max sorted round abs map filter zip enumerate object isinstance repr " +
+    "format iter next any all id hash help vars exec eval compile globals locals super bytes Exception json decimal"
+  ).split(" "),
 ]);
 
 /** Names an argument must not take inside a stub (the body uses them). */
@@ -63,7 +64,9 @@ export function pythonLiteral(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
   if (typeof value === "object") {
-    const entries = Object.entries(value).map(([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`);
+    const entries = Object.entries(value).map(
+      ([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`,
+    );
     return `{${entries.join(", ")}}`;
   }
   return JSON.stringify(String(value));
@@ -103,7 +106,9 @@ export function pythonType(schema: JsonSchema | undefined): string {
     case "object": {
       const additional = schema.additionalProperties;
       const valueType =
-        typeof additional === "object" && additional !== null && !schema.properties ? pythonType(additional) : "Any";
+        typeof additional === "object" && additional !== null && !schema.properties
+          ? pythonType(additional)
+          : "Any";
       return `dict[str, ${valueType}]`;
     }
     default:
@@ -132,7 +137,9 @@ function describeFields(schema: JsonSchema | undefined, indent: string, depth: n
   const required = new Set(target.required ?? []);
   const lines: string[] = [];
   for (const [name, property] of Object.entries(target.properties)) {
-    const flags = [pythonType(property), required.has(name) ? undefined : "optional"].filter(Boolean).join(", ");
+    const flags = [pythonType(property), required.has(name) ? undefined : "optional"]
+      .filter(Boolean)
+      .join(", ");
     const description = property.description ? `: ${oneLine(property.description)}` : "";
     lines.push(`${indent}${name} (${flags})${description}`);
     lines.push(...describeFields(property, `${indent}    `, depth + 1));
@@ -255,7 +262,9 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
   const body: string[] = [];
   const sent = parameters.filter((parameter) => !parameter.omitWhenNone);
   const omittable = parameters.filter((parameter) => parameter.omitWhenNone);
-  const entries = sent.map((parameter) => `${JSON.stringify(parameter.originalName)}: ${parameter.pythonName}`);
+  const entries = sent.map(
+    (parameter) => `${JSON.stringify(parameter.originalName)}: ${parameter.pythonName}`,
+  );
   body.push(`    _arguments = {${entries.join(", ")}}`);
   for (const parameter of omittable) {
     body.push(`    if ${parameter.pythonName} is not None:`);
@@ -266,7 +275,9 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
   return {
     toolName: tool.name,
     functionName,
-    argumentNames: Object.fromEntries(parameters.map((parameter) => [parameter.originalName, parameter.pythonName])),
+    argumentNames: Object.fromEntries(
+      parameters.map((parameter) => [parameter.originalName, parameter.pythonName]),
+    ),
     signature,
     source: [signature, ...body].join("\n"),
   };
@@ -275,7 +286,9 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
 /** One stub per tool, with function names made valid and unique (in the tools' order). */
 export function buildStubs(tools: ToolSpec[]): StubbedTool[] {
   const taken = new Set<string>();
-  return tools.map((tool) => stubOf(tool, dedupe(toPythonIdentifier(tool.name, reservedFunctionNames), taken)));
+  return tools.map((tool) =>
+    stubOf(tool, dedupe(toPythonIdentifier(tool.name, reservedFunctionNames), taken)),
+  );
 }
 
 /**
@@ -284,7 +297,12 @@ export function buildStubs(tools: ToolSpec[]): StubbedTool[] {
  */
 export function renderStubsModule(tools: ToolSpec[]): string {
   const stubs = buildStubs(tools);
-  const names = ["ToolError", "ToolDenied", "ToolCallLimitExceeded", ...stubs.map((stub) => stub.functionName)];
+  const names = [
+    "ToolError",
+    "ToolDenied",
+    "ToolCallLimitExceeded",
+    ...stubs.map((stub) => stub.functionName),
+  ];
   return [
     "# Tool stubs made by @codeaction/core from the tools' JSON schemas.",
     "from typing import Any, Literal",

@@ -20,7 +20,9 @@ export class DisagreementError extends CodeActionError {
   readonly runId: string;
 
   constructor(options: { runId: string; samples: SampleRun[] }) {
-    const answers = options.samples.map((sample) => `#${sample.sample}: ${sample.answer ?? "(failed)"}`).join("; ");
+    const answers = options.samples
+      .map((sample) => `#${sample.sample}: ${sample.answer ?? "(failed)"}`)
+      .join("; ");
     super({
       code,
       message:

@@ -1,3 +1,4 @@
+import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { ApprovalHook, ToolCallRecord } from "../types.ts";
 
@@ -63,20 +64,29 @@ export async function callTool(call: {
   }
 }
 
-/** Returns the reason of a denial, or undefined when the call may run. Fails closed. */
+/**
+ * Returns the reason of a denial, or undefined when the call may run. Only `true` or
+ * `{ approved: true }` approve; anything else, and a hook that throws, denies (fails closed).
+ * The wording matches the code-action bridge's.
+ */
 async function askApproval(
   approval: ApprovalHook,
   request: { tool: string; args: Record<string, unknown>; runId: string },
 ): Promise<string | undefined> {
+  let decision: unknown;
   try {
-    const decision = await approval(request);
-    if (decision === true) return undefined;
-    if (decision === false) return "not approved";
-    if (decision.approved) return undefined;
-    return decision.reason ?? "not approved";
+    decision = await approval(request);
   } catch (thrown) {
-    return `the approval check failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`;
+    const message = thrown instanceof Error ? thrown.message : String(thrown);
+    return `the approval hook failed, so the call to ${request.tool} was not made: ${message}`;
   }
+  if (decision === true) return undefined;
+  if (typeof decision === "object" && decision !== null) {
+    const { approved, reason } = decision as { approved?: unknown; reason?: unknown };
+    if (approved === true) return undefined;
+    if (typeof reason === "string" && reason !== "") return reason;
+  }
+  return `the call to ${request.tool} was not approved`;
 }
 
 /** A tool's return value as the text of a tool message: strings as they are, the rest as JSON. */
@@ -92,9 +102,7 @@ export function toContent(result: unknown): string {
 
 /** A schema failure (zod, or a tool's own input check) rather than a failure of the tool. */
 function isInvalidInput(thrown: unknown): boolean {
-  if (!(thrown instanceof Error)) return false;
-  const code = (thrown as { code?: unknown }).code;
-  return thrown.name === "ZodError" || code === "tool-input-invalid";
+  return ToolInputError.isInstance(thrown) || (thrown instanceof Error && thrown.name === "ZodError");
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -102,7 +102,10 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
               ? await callTool({ ...call, tool, runId, approval, availableTools })
               : invalidArguments(call, toolName, call.parseError);
           tracer?.result(toolName, content);
-          logger?.debug({ tool: toolName, status: record.status, durationMs: record.durationMs }, "tool called");
+          logger?.debug(
+            { tool: toolName, status: record.status, durationMs: record.durationMs },
+            "tool called",
+          );
           toolCalls.push(record);
           conversation.push(
             new ToolMessage({
@@ -164,7 +167,14 @@ function withCallIds(reply: AIMessage, calls: Array<RequestedCall & { id: string
 function invalidArguments(call: RequestedCall & { id: string }, toolName: string, parseError: string) {
   const error = `Invalid input for tool '${toolName}': ${parseError}. Send the arguments as one JSON object.`;
   return {
-    record: { id: call.id, tool: toolName, args: call.args, status: "invalid" as const, error, durationMs: 0 },
+    record: {
+      id: call.id,
+      tool: toolName,
+      args: call.args,
+      status: "invalid" as const,
+      error,
+      durationMs: 0,
+    },
     content: `Error: ${error}`,
   };
 }

@@ -28,7 +28,11 @@ export function createToolCatalog(tools: ToolSpec[]): ToolCatalog {
     byModelName.set(modelName, tool);
     definitions.push({
       type: "function",
-      function: { name: modelName, description: tool.description, parameters: objectSchema(tool.inputSchema) },
+      function: {
+        name: modelName,
+        description: tool.description,
+        parameters: objectSchema(tool.inputSchema),
+      },
     });
   }
   return { definitions, byModelName };

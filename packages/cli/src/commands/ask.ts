@@ -1,0 +1,283 @@
+import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption } from "@codeaction/core";
+import { choiceOption, parseCommandArguments } from "../arguments.ts";
+import type { CliContext } from "../context.ts";
+import { CliError } from "../errors/cli-error.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { appendToJournal, defaultJournalPath } from "../journal.ts";
+import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
+import {
+  completeRunRecord,
+  createRunRecord,
+  failRunRecord,
+  type RunRecord,
+  terminalSafeJson,
+} from "../run-record.ts";
+import { serverSpecs } from "../server-options.ts";
+import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
+import { createProgress, type Progress } from "../terminal/progress.ts";
+
+// Only what checking the command line needs is imported up front; LangChain, the sandbox and the
+// CSV parser load once the arguments are known to be good.
+const defaultImage = "codeaction/python:3.11";
+const dataImage = "codeaction/python:3.11-data";
+
+export const askHelp = `Usage: codeaction ask [options] "question"
+
+Answers a question with a code-action agent: the model writes one Python program that calls the
+tools below as functions, the program runs in a fresh Docker sandbox with no network, and the
+answer is the value of its last \`RESULT:\` line. Only the answer goes to stdout; progress, the
+model in use and --show-program go to stderr.
+
+Data:
+  --csv FILE            a CSV file; the program gets load_<name>() returning typed rows
+                        (ints, floats, booleans inferred per column; blank cells None) (repeatable)
+  --server "CMD"        an MCP server started with this command line (stdio), or an http(s) URL;
+                        its tools join the CSV tools (repeatable)
+
+Model:
+  --model M             live model, default openai:gpt-5-mini (needs OPENAI_API_KEY;
+                        OPENAI_BASE_URL for a local OpenAI-compatible server)
+  --replay FILE         play recorded replies instead: {"replies": ["<reply 1>", ...]}
+  --pattern P           code-action (default) or tools (a tool-calling chat loop, no sandbox)
+
+Sandbox:
+  --image NAME          the sandbox image (default ${defaultImage})
+  --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+
+Output:
+  --show-program        also show (on stderr) each program, each tool call and the timings
+  --json                print the whole run record as JSON instead of the answer
+  --journal PATH        append the run record here (default ${defaultJournalPath})
+  --no-journal          do not write the run record
+  --debug               debug logs on stderr, stack traces on errors
+  -h, --help            show this help
+
+Example:
+  codeaction ask --csv examples/data/orders.csv \\
+    "What was the revenue per region in Q3 2026 (July to September)? Revenue is quantity times unit price."`;
+
+export async function askCommand(args: string[], context: CliContext): Promise<number> {
+  const command = "ask";
+  const { values, positionals } = parseCommandArguments(command, args, {
+    csv: { type: "string", multiple: true },
+    server: { type: "string", multiple: true },
+    model: { type: "string" },
+    replay: { type: "string" },
+    pattern: { type: "string" },
+    image: { type: "string" },
+    data: { type: "boolean" },
+    "show-program": { type: "boolean" },
+    json: { type: "boolean" },
+    journal: { type: "string" },
+    "no-journal": { type: "boolean" },
+  });
+  if (values.help) {
+    context.stdout.write(`${askHelp}\n`);
+    return 0;
+  }
+  const question = positionals.join(" ").trim();
+  if (question === "")
+    throw new UsageError({ command, message: 'give the question, in quotes: codeaction ask "..."' });
+  const pattern =
+    choiceOption(command, "pattern", values.pattern, ["code-action", "tools"] as const) ?? "code-action";
+  if (values.image !== undefined && values.data) {
+    throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  if (values.journal !== undefined && values["no-journal"]) {
+    throw new UsageError({ command, message: "--journal and --no-journal cannot be combined" });
+  }
+  if (pattern === "tools" && (values.image !== undefined || values.data)) {
+    throw new UsageError({
+      command,
+      message: "--image and --data choose the sandbox of --pattern code-action",
+    });
+  }
+  const servers = await serverSpecs(values.server ?? [], command);
+  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
+  const showProgram = values["show-program"] === true;
+
+  const progress = createProgress({ stream: context.stderr });
+  progress.note(describeModelChoice(modelChoice));
+  const [{ buildAgent }, { loadCsvTools }, { default: pino }] = await Promise.all([
+    import("@codeaction/core"),
+    import("../csv/csv-tools.ts"),
+    import("pino"),
+  ]);
+  const csv = await loadCsvTools(values.csv ?? [], { onFile: (file) => progress.update(`reading ${file}`) });
+  const model = await loadModel(modelChoice);
+  const image =
+    pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
+  const record = createRunRecord({
+    question,
+    model: modelChoice,
+    pattern,
+    image,
+    tables: csv.tables,
+    toolNames: csv.tools.map((tool) => tool.name),
+    servers: Object.fromEntries(
+      (values.server ?? []).map((commandLine, index) => [
+        Object.keys(servers)[index] ?? `server_${index + 1}`,
+        commandLine,
+      ]),
+    ),
+  });
+  const started = performance.now();
+  const logger = values.debug ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true })) : undefined;
+
+  let agent: Agent | undefined;
+  const interrupt = () => {
+    progress.note("codeaction: interrupted; removing the sandbox containers");
+    void (agent?.shutdown() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
+  let result: AgentResult;
+  try {
+    progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
+    agent = await buildAgent({
+      model,
+      pattern,
+      extraTools: csv.tools,
+      ...(Object.keys(servers).length > 0 ? { servers } : {}),
+      ...(pattern === "code-action" ? { sandbox: { network: "none", image } } : {}),
+      ...(logger ? { logger } : {}),
+    });
+    record.timings.setupMs = Math.round(performance.now() - started);
+    result = await runTurn(agent, question, { progress, context, showProgram });
+    completeRunRecord(record, result);
+  } catch (error) {
+    progress.stop();
+    failRunRecord(record, error);
+    record.timings.totalMs = Math.round(performance.now() - started);
+    if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
+    if (showProgram) showTimings(record.attempts, context);
+    throw error;
+  } finally {
+    process.removeListener("SIGINT", interrupt);
+    progress.stop();
+    await agent?.shutdown().catch(() => undefined);
+  }
+
+  record.timings.totalMs = Math.round(performance.now() - started);
+  record.timings.turnMs = result.timings.totalMs;
+  // The journal is written before the answer is printed: an answer on screen is always on record.
+  if (journalPath) await appendToJournal(journalPath, record);
+  if (showProgram) showTimings(result.attempts, context);
+  if (result.status === "escalated") {
+    context.stderr.write(
+      "codeaction: every attempt failed; the answer is the escalation model's program's result\n",
+    );
+  }
+  if (values.json) {
+    context.stdout.write(`${terminalSafeJson(record, 2)}\n`);
+  } else {
+    const answer = escapeForTerminal(result.answer);
+    context.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
+  }
+  return 0;
+}
+
+async function loadModel(choice: ModelChoice): Promise<ModelOption> {
+  if (choice.kind === "live") return choice.model;
+  const { ScriptedChatModel } = await import("@codeaction/core/testing");
+  try {
+    return await ScriptedChatModel.fromReplayFile(choice.file);
+  } catch (error) {
+    throw new CliError({
+      code: "replay-invalid",
+      message: `The replay file ${choice.file} is not a recording: ${(error as Error).message.replace(/^.*?: a replay file/, "a replay file")}. A recording is {"replies": ["<reply 1>", ...]}.`,
+      cause: error,
+    });
+  }
+}
+
+/** Streams one turn, turning its events into progress and (with --show-program) a trace on stderr. */
+async function runTurn(
+  agent: Agent,
+  question: string,
+  options: { progress: Progress; context: CliContext; showProgram: boolean },
+): Promise<AgentResult> {
+  const { progress, showProgram } = options;
+  const show = (text: string) => progress.note(text);
+  progress.update("waiting for the model");
+  const events = agent.stream({ messages: [{ role: "user", content: question }] });
+  while (true) {
+    const step = await events.next();
+    if (step.done) return step.value;
+    const event: AgentEvent = step.value;
+    switch (event.type) {
+      case "program-start":
+        if (showProgram) {
+          show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
+          show(escapeForTerminal(event.program.trimEnd()));
+          show("─".repeat(60));
+        }
+        progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
+        break;
+      case "tool-call":
+        progress.update(`the program called ${escapeForTerminal(event.tool, { keepNewlines: false })}`);
+        break;
+      case "tool-result":
+        if (showProgram) {
+          show(
+            `tool call ${escapeForTerminal(event.tool, { keepNewlines: false })}: ${event.status}, ${summarize(event.result ?? event.error)} (${Math.round(event.durationMs)} ms)`,
+          );
+        }
+        progress.update(
+          agent.pattern === "code-action" ? "running the program in the sandbox" : "waiting for the model",
+        );
+        break;
+      case "program-end":
+        if (showProgram) {
+          show(`attempt ${event.attempt}: ${event.status}, exit ${event.exitCode ?? "none"}`);
+          if (event.stdoutTail.trim())
+            show(`stdout:\n${indent(escapeForTerminal(event.stdoutTail.trimEnd()))}`);
+          if (event.stderrTail.trim())
+            show(`stderr:\n${indent(escapeForTerminal(event.stderrTail.trimEnd()))}`);
+        }
+        break;
+      case "repair-start":
+        show(
+          `attempt ${event.attempt - 1} failed: ${escapeForTerminal(event.reason, { keepNewlines: false })}; asking the model for a corrected program`,
+        );
+        progress.update("waiting for the model");
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+function showTimings(
+  attempts: readonly Pick<Attempt, "attempt" | "status" | "timings">[],
+  context: CliContext,
+): void {
+  for (const attempt of attempts) {
+    const { modelMs, containerStartMs, runMs, totalMs } = attempt.timings;
+    context.stderr.write(
+      `timings, attempt ${attempt.attempt} (${attempt.status}): model ${seconds(modelMs)}, container start ${seconds(containerStartMs)}, run ${seconds(runMs)}, total ${seconds(totalMs)}\n`,
+    );
+  }
+}
+
+function seconds(milliseconds: number): string {
+  return `${(milliseconds / 1000).toFixed(2)} s`;
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
+/** A short description of a tool result: "500 items", "a dict with 3 keys", or its start. */
+function summarize(value: unknown): string {
+  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? "" : "s"}`;
+  if (value && typeof value === "object") return `a dict with ${Object.keys(value).length} keys`;
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const line = escapeForTerminal(text ?? "nothing", { keepNewlines: false });
+  return line.length > 100 ? `${line.slice(0, 100)}...` : line;
+}
+
+export type { RunRecord };

@@ -1,0 +1,65 @@
+import { connectServers, fromLangChainTool, renderStubSignatures, type ToolSpec } from "@codeaction/core";
+import { parseCommandArguments } from "../arguments.ts";
+import type { CliContext } from "../context.ts";
+import { loadCsvTools } from "../csv/csv-tools.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { serverSpecs } from "../server-options.ts";
+import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
+import { createProgress } from "../terminal/progress.ts";
+
+export const toolsHelp = `Usage: codeaction tools [--csv FILE]... [--server "CMD"]...
+
+Prints the Python stubs a code-action program would see for these tools: one typed function per
+CSV loader and per MCP tool, with the docstring the model reads. Starts no container.
+
+Options:
+  --csv FILE      a CSV file; becomes load_<name>() (repeatable)
+  --server "CMD"  an MCP server started with this command line over stdio, or an http(s) URL
+                  (repeatable)
+  --debug         show stack traces
+  -h, --help      show this help`;
+
+export async function toolsCommand(args: string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommandArguments("tools", args, {
+    csv: { type: "string", multiple: true },
+    server: { type: "string", multiple: true },
+  });
+  if (values.help) {
+    context.stdout.write(`${toolsHelp}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) {
+    throw new UsageError({
+      command: "tools",
+      message: `unexpected argument ${JSON.stringify(positionals[0])}`,
+    });
+  }
+  const servers = await serverSpecs(values.server ?? [], "tools");
+  const progress = createProgress({ stream: context.stderr });
+  try {
+    const csv = await loadCsvTools(values.csv ?? [], {
+      onFile: (file) => progress.update(`reading ${file}`),
+    });
+    const tools: ToolSpec[] = csv.tools.map((tool) => fromLangChainTool(tool, "csv"));
+    let close = async () => {};
+    if (Object.keys(servers).length > 0) {
+      progress.update(`connecting ${Object.keys(servers).join(", ")}`);
+      const connected = await connectServers(servers, { existingToolNames: tools.map((tool) => tool.name) });
+      close = connected.close;
+      tools.push(...connected.tools);
+    }
+    try {
+      progress.stop();
+      if (tools.length === 0) {
+        context.stderr.write('codeaction: no tools: pass --csv FILE or --server "CMD" to see their stubs\n');
+        return 0;
+      }
+      context.stdout.write(`${escapeForTerminal(renderStubSignatures(tools).trimEnd())}\n`);
+    } finally {
+      await close();
+    }
+  } finally {
+    progress.stop();
+  }
+  return 0;
+}

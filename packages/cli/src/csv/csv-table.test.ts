@@ -1,0 +1,135 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CsvInputError } from "../errors/csv-input-error.ts";
+import { readRows, scanCsv, tableName } from "./csv-table.ts";
+
+let folder: string;
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-csv-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function csvFile(name: string, content: string | Buffer): Promise<string> {
+  const path = join(folder, name);
+  await writeFile(path, content);
+  return path;
+}
+
+async function scanError(path: string): Promise<CsvInputError> {
+  const error = await scanCsv(path).then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!CsvInputError.isInstance(error)) throw new Error(`expected a CsvInputError, got ${String(error)}`);
+  return error;
+}
+
+describe("scanCsv and readRows", () => {
+  it("reads a semicolon CSV with a BOM, quoted delimiters, quoted commas and an embedded newline, typed per column", async () => {
+    const path = await csvFile(
+      "customers.csv",
+      '\uFEFFname;city;visits;score;active;note\r\n"Smith, John";"Zürich; Altstadt";3;4.5;true;"line one\nline two"\r\nAda;Paris;;0.25;FALSE;\r\n',
+    );
+    const table = await scanCsv(path);
+    expect(table.delimiter).toBe(";");
+    expect(table.rowCount).toBe(2);
+    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+      ["name", "str"],
+      ["city", "str"],
+      ["visits", "int"],
+      ["score", "float"],
+      ["active", "bool"],
+      ["note", "str"],
+    ]);
+    expect(await readRows(table)).toEqual([
+      {
+        name: "Smith, John",
+        city: "Zürich; Altstadt",
+        visits: 3,
+        score: 4.5,
+        active: true,
+        note: "line one\nline two",
+      },
+      { name: "Ada", city: "Paris", visits: null, score: 0.25, active: false, note: null },
+    ]);
+  });
+
+  it("sniffs tab and pipe delimiters", async () => {
+    const tabs = await scanCsv(await csvFile("tabs.tsv", "a\tb\n1\tx, y\n2\tz\n"));
+    expect(tabs.delimiter).toBe("\t");
+    expect(await readRows(tabs)).toEqual([
+      { a: 1, b: "x, y" },
+      { a: 2, b: "z" },
+    ]);
+    const pipes = await scanCsv(await csvFile("pipes.csv", "a|b|c\n1|2|3\n"));
+    expect(pipes.delimiter).toBe("|");
+    expect(pipes.columns).toHaveLength(3);
+  });
+
+  it("keeps identifiers with leading zeros as strings and widens int columns holding a float to float", async () => {
+    const table = await scanCsv(await csvFile("codes.csv", "zip,amount\n00501,1\n10001,2.5\n"));
+    expect(table.columns.map((column) => column.type)).toEqual(["str", "float"]);
+    expect(await readRows(table)).toEqual([
+      { zip: "00501", amount: 1 },
+      { zip: "10001", amount: 2.5 },
+    ]);
+  });
+
+  it("names blank and duplicate header cells", async () => {
+    const table = await scanCsv(await csvFile("headers.csv", "id,,id\n1,2,3\n"));
+    expect(table.columns.map((column) => column.name)).toEqual(["id", "column_2", "id_2"]);
+  });
+
+  it("reads the seed's orders.csv: 500 rows, ints and floats, regions as categories, dates", async () => {
+    const table = await scanCsv(new URL("../../../../examples/data/orders.csv", import.meta.url).pathname);
+    expect(table.rowCount).toBe(500);
+    const byName = Object.fromEntries(table.columns.map((column) => [column.name, column]));
+    expect(byName.quantity?.type).toBe("int");
+    expect(byName.unit_price?.type).toBe("float");
+    expect(byName.region?.categories).toEqual(["APAC", "EMEA", "LATAM", "North America"]);
+    expect(byName.date?.isoDates).toBe(true);
+    expect(byName.order_id?.categories).toBeUndefined();
+    const page = await readRows(table, { offset: 498, limit: 10 });
+    expect(page.map((row) => row.order_id)).toEqual(["O-0499", "O-0500"]);
+  });
+
+  it("reads a header-only file as zero rows", async () => {
+    const table = await scanCsv(await csvFile("header-only.csv", "a,b\n"));
+    expect(table.rowCount).toBe(0);
+    expect(await readRows(table)).toEqual([]);
+  });
+
+  it("refuses a missing file, an empty file, a folder and a binary file, naming the file", async () => {
+    expect((await scanError(join(folder, "nope.csv"))).message).toBe(
+      `${join(folder, "nope.csv")}: no such file`,
+    );
+    expect((await scanError(await csvFile("empty.csv", ""))).message).toMatch(
+      /empty\.csv: the file is empty/,
+    );
+    expect((await scanError(await csvFile("blank.csv", "\uFEFF\n\n"))).message).toMatch(
+      /blank\.csv: the file is empty/,
+    );
+    expect((await scanError(folder)).message).toMatch(/a folder, not a CSV file/);
+    expect(
+      (await scanError(await csvFile("image.csv", Buffer.from([0x89, 0x50, 0x00, 0x47])))).message,
+    ).toMatch(/not a text CSV file/);
+  });
+
+  it("names the line of a ragged row and of an unclosed quote", async () => {
+    const ragged = await scanError(await csvFile("ragged.csv", "a,b,c\n1,2,3\n4,5\n6,7,8\n"));
+    expect(ragged.line).toBe(3);
+    expect(ragged.message).toMatch(/ragged\.csv line 3: the row has 2 fields but the header has 3/);
+    const unclosed = await scanError(await csvFile("unclosed.csv", 'a,b\n1,"open\n2,3\n'));
+    expect(unclosed.message).toMatch(/unclosed\.csv line \d+: a quoted field is never closed/);
+  });
+
+  it("turns file names into Python identifiers", () => {
+    expect(tableName("data/Q3 Orders.csv")).toBe("q3_orders");
+    expect(tableName("2026-sales.csv")).toBe("table_2026_sales");
+    expect(tableName("---.csv")).toBe("csv");
+  });
+});

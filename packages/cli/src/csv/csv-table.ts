@@ -1,0 +1,233 @@
+import { createReadStream } from "node:fs";
+import { open, stat } from "node:fs/promises";
+import { basename, extname } from "node:path";
+import { CsvError, parse } from "csv-parse";
+import { CsvInputError } from "../errors/csv-input-error.ts";
+import { type CellValue, type ColumnType, classifyCell, convertCell, widenType } from "./column-types.ts";
+import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
+
+export type CsvColumn = {
+  name: string;
+  type: ColumnType;
+  /** Every distinct value of a str column when there are few of them (a category), else undefined. */
+  categories?: string[];
+  /** True when every value of a str column is an ISO date (YYYY-MM-DD). */
+  isoDates?: boolean;
+  /** True when at least one cell is blank (null in the rows). */
+  hasEmpty: boolean;
+};
+
+/** What one scan of a CSV file found: enough to describe it to a model without keeping its rows. */
+export type CsvTable = {
+  /** The path as given. */
+  file: string;
+  /** The file name without its extension, as a Python identifier ("orders" for Orders.csv). */
+  name: string;
+  delimiter: Delimiter;
+  columns: CsvColumn[];
+  rowCount: number;
+  sizeBytes: number;
+};
+
+export type CsvRow = Record<string, CellValue>;
+
+const sampleBytes = 64 * 1024;
+const maxCategories = 12;
+const maxCategoryLength = 40;
+const isoDatePattern = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Reads a CSV file once, as a stream (a file of any size takes constant memory), and infers each
+ * column's type from every cell. Throws CsvInputError naming the file, and the line where there is
+ * one, for a missing, empty, binary, ragged or malformed file.
+ */
+export async function scanCsv(file: string): Promise<CsvTable> {
+  const { sizeBytes, sample } = await readSample(file);
+  if (sample.replace(/^\uFEFF/, "").trim() === "") {
+    throw new CsvInputError({
+      file,
+      problem: "the file is empty; a CSV needs a header row naming its columns",
+    });
+  }
+  if (sample.includes("\u0000")) {
+    throw new CsvInputError({ file, problem: "this is not a text CSV file (it contains NUL bytes)" });
+  }
+  const delimiter = sniffDelimiter(sample);
+  let header: string[] | undefined;
+  let types: ColumnType[] = [];
+  let categories: (Set<string> | undefined)[] = [];
+  let isoDates: boolean[] = [];
+  let hasEmpty: boolean[] = [];
+  let rowCount = 0;
+  for await (const { record } of parseRecords(file, delimiter)) {
+    if (!header) {
+      header = headerNames(record, file);
+      types = header.map(() => "empty");
+      categories = header.map(() => new Set<string>());
+      isoDates = header.map(() => true);
+      hasEmpty = header.map(() => false);
+      continue;
+    }
+    rowCount += 1;
+    for (let index = 0; index < record.length; index += 1) {
+      const cell = record[index]!;
+      const cellType = classifyCell(cell);
+      if (cellType === "empty") {
+        hasEmpty[index] = true;
+        continue;
+      }
+      types[index] = widenType(types[index]!, cellType);
+      const seen = categories[index];
+      if (seen && cell.length <= maxCategoryLength) {
+        seen.add(cell);
+        if (seen.size > maxCategories) categories[index] = undefined;
+      } else if (seen) {
+        categories[index] = undefined;
+      }
+      if (isoDates[index] && !isoDatePattern.test(cell)) isoDates[index] = false;
+    }
+  }
+  if (!header) {
+    throw new CsvInputError({
+      file,
+      problem: "the file is empty; a CSV needs a header row naming its columns",
+    });
+  }
+  const columns = header.map((name, index): CsvColumn => {
+    const type = types[index]!;
+    const column: CsvColumn = { name, type, hasEmpty: hasEmpty[index]! };
+    if (type === "str") {
+      const values = categories[index];
+      if (values && rowCount > values.size) column.categories = [...values].sort();
+      if (isoDates[index]) column.isoDates = true;
+    }
+    return column;
+  });
+  return { file, name: tableName(file), delimiter, columns, rowCount, sizeBytes };
+}
+
+/**
+ * The typed rows of a scanned table, `offset` rows skipped and at most `limit` returned, read as a
+ * stream so only the rows returned are held in memory.
+ */
+export async function readRows(
+  table: CsvTable,
+  options: { offset?: number; limit?: number } = {},
+): Promise<CsvRow[]> {
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const rows: CsvRow[] = [];
+  let index = -1; // the header is record -1
+  for await (const { record } of parseRecords(table.file, table.delimiter)) {
+    index += 1;
+    if (index === 0) continue;
+    const rowNumber = index - 1;
+    if (rowNumber < offset) continue;
+    if (rows.length >= limit) break;
+    const row: CsvRow = {};
+    table.columns.forEach((column, columnIndex) => {
+      row[column.name] = convertCell(record[columnIndex] ?? "", column.type);
+    });
+    rows.push(row);
+  }
+  return rows;
+}
+
+async function* parseRecords(
+  file: string,
+  delimiter: Delimiter,
+): AsyncGenerator<{ record: string[]; line: number }> {
+  const source = createReadStream(file);
+  const parser = source.pipe(parse({ delimiter, bom: true, skip_empty_lines: true, info: true }));
+  try {
+    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      yield { record: item.record, line: item.info.lines };
+    }
+  } catch (error) {
+    throw csvProblem(file, error);
+  } finally {
+    source.destroy();
+    parser.destroy();
+  }
+}
+
+async function readSample(file: string): Promise<{ sizeBytes: number; sample: string }> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    const info = await stat(file);
+    if (info.isDirectory()) throw new CsvInputError({ file, problem: "this is a folder, not a CSV file" });
+    handle = await open(file, "r");
+    const buffer = Buffer.alloc(Math.min(sampleBytes, info.size));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return { sizeBytes: info.size, sample: buffer.subarray(0, bytesRead).toString("utf8") };
+  } catch (error) {
+    if (CsvInputError.isInstance(error)) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new CsvInputError({ file, problem: "no such file", cause: error });
+    if (code === "EACCES") throw new CsvInputError({ file, problem: "permission denied", cause: error });
+    throw new CsvInputError({ file, problem: `cannot read it: ${(error as Error).message}`, cause: error });
+  } finally {
+    await handle?.close();
+  }
+}
+
+function headerNames(record: string[], file: string): string[] {
+  const taken = new Set<string>();
+  return record.map((raw, index) => {
+    let name = raw.trim() || `column_${index + 1}`;
+    if (taken.has(name)) {
+      let suffix = 2;
+      while (taken.has(`${name}_${suffix}`)) suffix += 1;
+      name = `${name}_${suffix}`;
+    }
+    taken.add(name);
+    if (name.length > 200)
+      throw new CsvInputError({ file, line: 1, problem: "a column name is over 200 characters" });
+    return name;
+  });
+}
+
+function csvProblem(file: string, error: unknown): CsvInputError {
+  if (CsvInputError.isInstance(error)) return error;
+  if (error instanceof CsvError) {
+    const line = typeof error.lines === "number" ? error.lines : undefined;
+    switch (error.code) {
+      case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH": {
+        const match = /expect (\d+), got (\d+)/.exec(error.message);
+        const counts = match
+          ? `the row has ${match[2]} fields but the header has ${match[1]}`
+          : "the row has a different number of fields from the header";
+        return new CsvInputError({
+          file,
+          line,
+          problem: `${counts}; every row needs one field per column (quote fields that contain the delimiter)`,
+          cause: error,
+        });
+      }
+      case "CSV_QUOTE_NOT_CLOSED":
+        return new CsvInputError({
+          file,
+          line,
+          problem: "a quoted field is never closed (a missing closing quote)",
+          cause: error,
+        });
+      default:
+        return new CsvInputError({ file, line, problem: `malformed CSV: ${error.message}`, cause: error });
+    }
+  }
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return new CsvInputError({ file, problem: "no such file", cause: error });
+  return new CsvInputError({ file, problem: `cannot read it: ${(error as Error).message}`, cause: error });
+}
+
+/** "data/Q3 Orders.csv" -> "q3_orders". */
+export function tableName(file: string): string {
+  let name = basename(file, extname(file))
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  if (name === "") name = "csv";
+  if (/^[0-9]/.test(name)) name = `table_${name}`;
+  return name;
+}

@@ -1,0 +1,56 @@
+import { access } from "node:fs/promises";
+import { CliError } from "./errors/cli-error.ts";
+import { ModelMissingError } from "./errors/model-missing-error.ts";
+import { UsageError } from "./errors/usage-error.ts";
+
+/** The live model `ask` uses when OPENAI_API_KEY is set and no --model is given. */
+export const defaultModel = "openai:gpt-5-mini";
+
+export type ModelChoice =
+  | { kind: "live"; model: string; baseUrl?: string }
+  | { kind: "replay"; file: string };
+
+/**
+ * --replay FILE plays recorded replies (even when a key is set: asking for a replay is explicit);
+ * else OPENAI_API_KEY gives the live model (--model, default openai:gpt-5-mini); else a
+ * ModelMissingError saying what to set.
+ */
+export async function chooseModel(options: {
+  model?: string;
+  replay?: string;
+  env: NodeJS.ProcessEnv;
+}): Promise<ModelChoice> {
+  if (options.replay !== undefined) {
+    if (options.model !== undefined) {
+      throw new UsageError({
+        command: "ask",
+        message: "--model and --replay cannot be combined: a replay plays recorded replies, not a model",
+      });
+    }
+    try {
+      await access(options.replay);
+    } catch (error) {
+      throw new CliError({
+        code: "replay-missing",
+        message: `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as examples/replays/q3-revenue.json.`,
+        cause: error,
+      });
+    }
+    return { kind: "replay", file: options.replay };
+  }
+  if (options.env.OPENAI_API_KEY?.trim()) {
+    const model = options.model ?? defaultModel;
+    const qualified = model.includes(":") ? model : `openai:${model}`;
+    const baseUrl = options.env.OPENAI_BASE_URL?.trim();
+    return { kind: "live", model: qualified, ...(baseUrl ? { baseUrl } : {}) };
+  }
+  throw new ModelMissingError();
+}
+
+/** One line for stderr: which model answers. */
+export function describeModelChoice(choice: ModelChoice): string {
+  if (choice.kind === "replay") {
+    return `model: a REPLAY of recorded replies from ${choice.file} (not a live model; set OPENAI_API_KEY and drop --replay for a live one)`;
+  }
+  return `model: ${choice.model}${choice.baseUrl ? ` at ${choice.baseUrl}` : ""} (live)`;
+}

@@ -1,0 +1,77 @@
+/**
+ * A progress line on stderr. On a terminal it is a spinner that rewrites one line; anywhere else
+ * (a pipe, a file, CI) each new step is one plain line, and nothing animates. Never touches stdout.
+ */
+export type Progress = {
+  /** Shows what is happening now. */
+  update(text: string): void;
+  /** Prints a line that stays (above the spinner on a terminal). */
+  note(text: string): void;
+  /** Clears the spinner; the next update starts it again. */
+  stop(): void;
+};
+
+const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+export function createProgress(options: {
+  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** Spinner on a terminal (default: when the stream is a TTY). */
+  interactive?: boolean;
+  /** Prefix of plain lines. */
+  prefix?: string;
+}): Progress {
+  const { stream } = options;
+  const interactive = options.interactive ?? stream.isTTY === true;
+  const prefix = options.prefix ?? "codeaction";
+  let current = "";
+  let lastPlain = "";
+  let frame = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let started = 0;
+
+  const render = () => {
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    const width = Math.max(20, (stream.columns ?? 80) - 1);
+    const line = `${frames[frame % frames.length]} ${current} (${seconds}s)`.slice(0, width);
+    frame += 1;
+    stream.write(`\r\u001b[K${line}`);
+  };
+  const clear = () => {
+    if (timer) {
+      clearInterval(timer);
+      timer = undefined;
+      stream.write("\r\u001b[K");
+    }
+  };
+
+  return {
+    update(text) {
+      if (!interactive) {
+        if (text !== lastPlain) stream.write(`[${prefix}] ${text}\n`);
+        lastPlain = text;
+        return;
+      }
+      if (text !== current) started = performance.now();
+      current = text;
+      if (!timer) {
+        timer = setInterval(render, 80);
+        timer.unref();
+      }
+      render();
+    },
+    note(text) {
+      const running = timer !== undefined;
+      clear();
+      stream.write(`${text}\n`);
+      if (running && interactive) {
+        timer = setInterval(render, 80);
+        timer.unref();
+        render();
+      }
+    },
+    stop() {
+      clear();
+      current = "";
+    },
+  };
+}

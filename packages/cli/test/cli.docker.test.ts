@@ -1,0 +1,201 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repositoryRoot, runCli } from "./run-cli.ts";
+
+// The command line as a user runs it: spawned processes, real containers on the real engine, a
+// replayed model. Each spawned command removes its own containers before it exits.
+
+const orders = join(repositoryRoot, "examples/data/orders.csv");
+const demoReplay = join(repositoryRoot, "examples/replays/q3-revenue.json");
+const demoQuestion =
+  "What was the revenue per region in Q3 2026 (July to September)? Revenue is quantity times unit price. Sort from highest to lowest.";
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-cli-docker-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** A replay of one code-action reply per program. */
+async function programReplay(name: string, programs: string[]): Promise<string> {
+  const path = join(folder, name);
+  const replies = programs.map((program) => `Here is the program.\n\n\`\`\`python\n${program}\n\`\`\``);
+  await writeFile(path, JSON.stringify({ replies }));
+  return path;
+}
+
+async function journal(cwd: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
+  return text
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
+  it("the main job prints the four regions with the seed's totals, and journals the program", async () => {
+    const cwd = await mkdtemp(join(folder, "main-job-"));
+    const run = await runCli(["ask", "--csv", orders, "--replay", demoReplay, demoQuestion], { cwd });
+    expect(run.stderr).toMatch(/model: a REPLAY of recorded replies/);
+    expect(run.exitCode).toBe(0);
+    const answer = JSON.parse(run.stdout) as { region: string; revenue: number }[];
+    expect(answer).toEqual([
+      { region: "North America", revenue: 108664 },
+      { region: "LATAM", revenue: 81328 },
+      { region: "EMEA", revenue: 77689 },
+      { region: "APAC", revenue: 65023 },
+    ]);
+    expect(run.stdout.trim().split("\n")).toHaveLength(1);
+
+    const [record] = await journal(cwd);
+    expect(record).toMatchObject({ status: "ok", question: demoQuestion, pattern: "code-action", answer: run.stdout.trim() });
+    const attempts = record!.attempts as { program: string; status: string; toolCalls: { tool: string; status: string }[] }[];
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]!.program).toContain("orders = load_orders()");
+    expect(attempts[0]!.toolCalls).toMatchObject([{ tool: "load_orders", status: "ok" }]);
+  });
+
+  it("gives the program typed rows from a CSV with a BOM, semicolons, quoted delimiters and an embedded newline", async () => {
+    const csv = join(folder, "people.csv");
+    await writeFile(
+      csv,
+      '\uFEFFname;city;visits;score;active;note\r\n"Smith, John";"Zürich; Altstadt";3;4.5;true;"line one\nline two"\r\nAda;Paris;;0.25;FALSE;\r\n',
+    );
+    const replay = await programReplay("typed-rows.json", [
+      [
+        "import json",
+        "rows = load_people()",
+        'print("RESULT: " + json.dumps([{key: [type(value).__name__, value] for key, value in row.items()} for row in rows]))',
+      ].join("\n"),
+    ]);
+    const run = await runCli(["ask", "--csv", csv, "--replay", replay, "--no-journal", "What did you get?"], {
+      cwd: folder,
+    });
+    expect(run.exitCode).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      {
+        name: ["str", "Smith, John"],
+        city: ["str", "Zürich; Altstadt"],
+        visits: ["int", 3],
+        score: ["float", 4.5],
+        active: ["bool", true],
+        note: ["str", "line one\nline two"],
+      },
+      {
+        name: ["str", "Ada"],
+        city: ["str", "Paris"],
+        visits: ["NoneType", null],
+        score: ["float", 0.25],
+        active: ["bool", false],
+        note: ["NoneType", null],
+      },
+    ]);
+  });
+
+  it("neutralises escape sequences a program prints, in the answer and in --show-program", async () => {
+    const replay = await programReplay("escapes.json", [
+      [
+        'print("\\x1b]0;pwned\\x07\\x1b]52;c;ZWNobw==\\x07 title changed?")',
+        'print("RESULT: done\\x1b[2J\\x1b[31m red")',
+      ].join("\n"),
+    ]);
+    const run = await runCli(["ask", "--replay", replay, "--show-program", "--no-journal", "Say done."], {
+      cwd: folder,
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("done\\x1b[2J\\x1b[31m red\n");
+    expect(run.stderr).toContain("\\x1b]0;pwned\\x07");
+    expect(run.stdout + run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+
+  it("--show-program shows the program, each tool call and the timings on stderr, nothing extra on stdout", async () => {
+    const run = await runCli(
+      ["ask", "--csv", orders, "--replay", demoReplay, "--show-program", "--no-journal", demoQuestion],
+      { cwd: folder },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("orders = load_orders()");
+    expect(run.stderr).toMatch(/tool call load_orders: ok, 500 items/);
+    expect(run.stderr).toMatch(/timings, attempt 1 \(ok\): model [\d.]+ s, container start [\d.]+ s, run [\d.]+ s/);
+  });
+
+  it("fails with one line and exit 1 when every attempt fails, and journals both programs", async () => {
+    const cwd = await mkdtemp(join(folder, "failing-"));
+    const replay = await programReplay("failing.json", [
+      'print("no result here")',
+      'raise SystemExit("still broken")',
+    ]);
+    const run = await runCli(["ask", "--replay", replay, "Fail twice."], { cwd });
+    expect(run.exitCode).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^codeaction: The code-action turn failed: all 2 attempt\(s\) failed/m);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+    const [record] = await journal(cwd);
+    expect(record).toMatchObject({ status: "failed", error: { code: "attempts-exhausted" } });
+    expect((record!.attempts as { program: string }[]).map((attempt) => attempt.program)).toEqual([
+      'print("no result here")',
+      'raise SystemExit("still broken")',
+    ]);
+  });
+
+  it("bridges the tools of an MCP server given with --server into the program", async () => {
+    const server = `node ${join(repositoryRoot, "packages/core/test/fixtures/mcp-stdio-server.ts")} --tools=greet`;
+    const replay = await programReplay("mcp.json", ['print("RESULT: " + greet(name="Ada"))']);
+    const run = await runCli(["ask", "--server", server, "--replay", replay, "--no-journal", "Greet Ada."], {
+      cwd: folder,
+    });
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("Hello, Ada!\n");
+  });
+});
+
+describe("codeaction sandbox run", () => {
+  it("runs the seed's hostile program into six dead ends", async () => {
+    const run = await runCli(["sandbox", "run", join(repositoryRoot, "examples/hostile.py")], {
+      env: { OPENAI_API_KEY: "sk-must-not-cross" },
+    });
+    expect(run.exitCode).toBe(0);
+    const lines = run.stdout.trim().split("\n");
+    expect(lines).toHaveLength(6);
+    expect(lines[0]).toMatch(/^1\. \/etc\/passwd starts with: root:x:0:0:root:/);
+    expect(lines[1]).toBe("2. Host home folders visible: False");
+    expect(lines[2]).toBe("3. OPENAI_API_KEY in environment: False");
+    expect(lines[3]).toMatch(/^4\. Wrote to \/etc: \[Errno 30\] Read-only file system/);
+    expect(lines[4]).toMatch(/^5\. Network by name: <urlopen error \[Errno -[23]\]/);
+    expect(lines[5]).toBe("6. Network by IP: [Errno 101] Network is unreachable");
+    expect(run.stderr).toMatch(/\[sandbox\] exit 0/);
+  });
+
+  it("reports a program killed for memory, and one killed at its time limit", async () => {
+    const greedy = join(folder, "greedy.py");
+    await writeFile(greedy, 'blocks = [bytearray(50_000_000) for _ in range(20)]\nprint("got 1 GB")\n');
+    const memory = await runCli(["sandbox", "run", greedy, "--memory", "256M", "--cpus", "1", "--timeout", "30"]);
+    expect(memory.exitCode).toBe(1);
+    expect(memory.stdout).not.toContain("got 1 GB");
+    expect(memory.stderr).toMatch(/\[sandbox\] exit 137: killed by the kernel for going over its memory limit \(256M\)/);
+
+    const slow = join(folder, "slow.py");
+    await writeFile(slow, "while True:\n    pass\n");
+    const time = await runCli(["sandbox", "run", slow, "--timeout", "3"]);
+    expect(time.exitCode).toBe(1);
+    expect(time.stderr).toMatch(/\[sandbox\] timed out after 3 s; the program and every process it started were killed/);
+  });
+});
+
+describe("codeaction doctor", () => {
+  it("finds the engine, the image and enforced limits, and exits 0", async () => {
+    const run = await runCli(["doctor"]);
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^ok\s+Docker endpoint/m);
+    expect(run.stdout).toMatch(/^ok\s+Image\s+codeaction\/python:3\.11 present/m);
+    expect(run.stdout).toMatch(/^ok\s+Memory limit\s+asked for 256M, the container's cgroup says \d+ \(enforced\)/m);
+    expect(run.stdout).toMatch(/^ok\s+Pids limit\s+asked for 64, the container's cgroup says 64 \(enforced\)/m);
+    expect(run.stdout).toMatch(/^ok\s+Privileges\s+capabilities none, no-new-privileges on/m);
+    expect(run.stdout).toContain("code-action can run here.");
+  });
+});

@@ -1,0 +1,46 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+/** The repository root and the `codeaction` bin, for tests that drive the CLI as a user would. */
+export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
+export const binPath = fileURLToPath(new URL("../bin/codeaction.js", import.meta.url));
+
+export type CliRun = { exitCode: number | null; stdout: string; stderr: string };
+
+/**
+ * Runs `node packages/cli/bin/codeaction.js ...args` as a child process, with no OPENAI_API_KEY
+ * unless `env` sets one, and resolves with its exit code and output. Kills it after `timeoutMs`.
+ */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binPath, ...args], {
+      cwd: options.cwd ?? repositoryRoot,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 100_000);
+    child.on("error", reject);
+    child.on("close", (exitCode) => {
+      clearTimeout(timer);
+      resolve({ exitCode, stdout, stderr });
+    });
+  });
+}

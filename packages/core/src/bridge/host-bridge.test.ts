@@ -1,0 +1,532 @@
+import { describe, expect, test } from "vitest";
+import { renderStubsModule } from "../code-action/python-stubs.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import { isRunning, runLocally } from "./local-relay.test-helper.ts";
+
+// Protocol tests: the real relay and codeaction_tools module, run by this machine's python3 over
+// pipes, with the bridge folder in a temp dir. Hostile programs forge requests by hand.
+
+function echoTool(name = "echo") {
+  const calls: Array<Record<string, unknown>> = [];
+  const tool: ToolSpec = {
+    name,
+    description: "Echoes its value.",
+    origin: "tool",
+    inputSchema: { type: "object", properties: { value: {} } },
+    invoke: async (args) => {
+      calls.push(args);
+      return { echoed: args.value ?? null };
+    },
+  };
+  return { tool, calls };
+}
+
+/** Python helpers for forging requests: write a file, ring fd 3, wait on fd 4, read the response. */
+const forge = String.raw`
+import json, os, select
+BRIDGE = os.environ["CODEACTION_BRIDGE_DIR"]
+REQUESTS = os.path.join(BRIDGE, "requests")
+RESPONSES = os.path.join(BRIDGE, "responses")
+def ring(line):
+    os.write(3, (line.encode() if isinstance(line, str) else line) + b"\n")
+def put(request_id, data):
+    with open(os.path.join(REQUESTS, request_id + ".json"), "wb") as file:
+        file.write(data if isinstance(data, bytes) else json.dumps(data).encode())
+def rung(timeout=10):
+    ready, _, _ = select.select([4], [], [], timeout)
+    return os.read(4, 65536).decode().split() if ready else []
+def answer(request_id):
+    with open(os.path.join(RESPONSES, request_id + ".json")) as file:
+        return json.load(file)
+def forged(request_id, data=None):
+    if data is not None:
+        put(request_id, data)
+    ring(request_id)
+    got = rung()
+    assert got == [request_id], got
+    return answer(request_id)
+def echo_request(request_id, value="x"):
+    return {"id": request_id, "tool": "echo", "args": {"value": value}}
+`;
+
+describe("requests the program forges", () => {
+  test("ids outside the grammar are ignored and the channel keeps working", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+for bad in ["../etc/passwd", "a/b", "x" * 10000, "\u00e9t\u00e9", "", "a b", "a.json"]:
+    ring(bad)
+ring(b"a\\x00b")
+print("RESULT:", forged("good1", echo_request("good1", 7)))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe("{'ok': True, 'value': {'echoed': 7}}");
+    expect(calls).toEqual([{ value: 7 }]);
+    expect(run.toolCalls.map((call) => call.id)).toEqual(["good1"]);
+  });
+
+  test("a 10 MB request is refused before it is read; the tool never runs", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+reply = forged("big", b'{"id": "big", "tool": "echo", "args": {"value": "' + b"x" * (10 * 1024 * 1024) + b'"}}')
+print("RESULT:", json.dumps(reply))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    const reply = JSON.parse(run.result!);
+    expect(reply.ok).toBe(false);
+    expect(reply.error.type).toBe("ToolError");
+    expect(reply.error.message).toContain("larger than 1048576 bytes");
+    expect(calls).toEqual([]);
+    expect(run.toolCalls).toMatchObject([{ id: "big", status: "invalid" }]);
+  });
+
+  test("invalid JSON, NaN, deep nesting and wrong shapes get error answers", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+cases = {
+    "notjson": b"this is not json",
+    "nan": b'{"id": "nan", "tool": "echo", "args": {"value": NaN}}',
+    "utf": b'{"id": "utf", "tool": "echo", "args": {"value": "\\xff"}}',
+    "deep": ('{"id": "deep", "tool": "echo", "args": {"value": ' + "[" * 100000 + "]" * 100000 + "}}").encode(),
+    "list": {"id": "list", "tool": "echo", "args": [1, 2]},
+    "noargs": {"id": "noargs", "tool": "echo"},
+    "notool": {"id": "notool", "args": {}},
+    "mismatch": {"id": "other", "tool": "echo", "args": {}},
+    "array": [1, 2, 3],
+}
+answers = {name: forged(name, data) for name, data in cases.items()}
+print("RESULT:", json.dumps(answers))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    const answers = JSON.parse(run.result!) as Record<string, { ok: boolean; error: { message: string } }>;
+    expect(Object.keys(answers)).toHaveLength(9);
+    for (const [name, answer] of Object.entries(answers)) {
+      expect(answer.ok, name).toBe(false);
+      expect(answer.error.message, name).toMatch(/^invalid tool call: /);
+    }
+    expect(answers.deep!.error.message).toContain("nested deeper than 64");
+    expect(answers.mismatch!.error.message).toContain("does not match");
+    expect(calls).toEqual([]);
+    expect(run.toolCalls.every((call) => call.status === "invalid")).toBe(true);
+  });
+
+  test("a symlink, a FIFO or a folder at a request path is refused without following or blocking", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+os.symlink("/etc/passwd", os.path.join(REQUESTS, "link.json"))
+os.mkfifo(os.path.join(REQUESTS, "fifo.json"))
+os.mkdir(os.path.join(REQUESTS, "folder.json"))
+answers = {name: forged(name) for name in ["link", "fifo", "folder", "missing"]}
+print("RESULT:", json.dumps(answers))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    const answers = JSON.parse(run.result!) as Record<string, { ok: boolean; error: { message: string } }>;
+    expect(answers.link!.error.message).toContain("could not be opened");
+    expect(answers.fifo!.error.message).toContain("not a regular file");
+    expect(answers.folder!.error.message).toContain("not a regular file");
+    expect(answers.missing!.error.message).toContain("does not exist");
+    expect(run.result).not.toContain("root:");
+    expect(calls).toEqual([]);
+  });
+
+  test("a replayed id is answered with an error and never run twice", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+first = forged("again", echo_request("again", 1))
+second = forged("again", echo_request("again", 2))
+print("RESULT:", json.dumps([first, second]))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    const [first, second] = JSON.parse(run.result!);
+    expect(first).toEqual({ ok: true, value: { echoed: 1 } });
+    expect(second.ok).toBe(false);
+    expect(second.error.message).toContain("already answered");
+    expect(calls).toEqual([{ value: 1 }]);
+  });
+
+  test("a response file the program wrote itself is replaced by the host's answer", async () => {
+    const { tool } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+with open(os.path.join(RESPONSES, "pre.json"), "w") as file:
+    json.dump({"ok": True, "value": "forged"}, file)
+print("RESULT:", json.dumps(forged("pre", echo_request("pre", "real"))))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(JSON.parse(run.result!)).toEqual({ ok: true, value: { echoed: "real" } });
+  });
+
+  test("a folder at a response path does not stall the relay", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+os.mkdir(os.path.join(RESPONSES, "blocked.json"))
+put("blocked", echo_request("blocked"))
+ring("blocked")
+assert rung() == ["blocked"]
+print("RESULT:", json.dumps(forged("after", echo_request("after", 2))))
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(JSON.parse(run.result!)).toEqual({ ok: true, value: { echoed: 2 } });
+    expect(calls).toHaveLength(2);
+  });
+
+  test("a request written after the program ended is ignored", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `${forge}
+import time
+if os.fork() == 0:
+    os.setsid()
+    time.sleep(0.5)
+    try:
+        put("late", echo_request("late"))
+        ring("late")
+    finally:
+        os._exit(0)
+print("RESULT: left")
+`,
+      stubsSource: "",
+      tools: [tool],
+    });
+    expect(run.status).toBe("ok");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(calls).toEqual([]);
+    expect(run.toolCalls).toEqual([]);
+  });
+});
+
+describe("calls through the stubs", () => {
+  test("100 concurrent calls from threads are each answered once, with their own value", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `
+import threading
+results = {}
+def work(index):
+    results[index] = echo(value=index)["echoed"]
+threads = [threading.Thread(target=work, args=(index,)) for index in range(100)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+assert results == {index: index for index in range(100)}, results
+print("RESULT:", len(results))
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      maxToolCalls: 100,
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe("100");
+    expect(calls.map((call) => call.value).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 100 }, (_, index) => index),
+    );
+    expect(new Set(run.toolCalls.map((call) => call.id)).size).toBe(100);
+  });
+
+  test("unknown tools and case variants are refused and count against the cap", async () => {
+    const { tool, calls } = echoTool();
+    const run = await runLocally({
+      program: `
+from codeaction_tools import _call
+messages = []
+for name in ["ECHO", "nope"]:
+    try:
+        _call(name, {})
+    except ToolError as error:
+        messages.append(str(error))
+try:
+    echo(value=1)
+except ToolCallLimitExceeded as error:
+    messages.append("limit: " + str(error))
+print(messages)
+print("RESULT: caught")
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      maxToolCalls: 2,
+    });
+    expect(run.stdout).toContain('unknown tool "ECHO"');
+    expect(run.stdout).toContain('unknown tool "nope"');
+    expect(run.stdout).toContain("limit: the run may make at most 2 tool calls");
+    expect(calls).toEqual([]);
+    expect(run.status).toBe("tool-limit");
+    expect(run.toolCalls.map((call) => call.status)).toEqual(["unknown-tool", "unknown-tool", "limit"]);
+  });
+
+  test("results: JSON-native values as they are, anything else as its string form", async () => {
+    const values: Record<string, unknown> = {
+      nested: { list: [1, 2.5, "three", null, true], inner: { deep: { deeper: [] } } },
+      missing: undefined,
+      date: new Date("2026-01-02T03:04:05.000Z"),
+      big: 12n,
+      map: new Map([[1, 2]]),
+      nan: Number.NaN,
+    };
+    const tool: ToolSpec = {
+      name: "value",
+      description: "Returns a value by key.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: { key: { type: "string" } }, required: ["key"] },
+      invoke: async (args) => values[args.key as string],
+    };
+    const run = await runLocally({
+      program: `
+import json
+keys = ["nested", "missing", "date", "big", "map", "nan"]
+print("RESULT:", json.dumps({key: value(key=key) for key in keys}))
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(JSON.parse(run.result!)).toEqual({
+      nested: values.nested,
+      missing: null,
+      date: "2026-01-02T03:04:05.000Z",
+      big: "12",
+      map: "[object Map]",
+      nan: "NaN",
+    });
+  });
+
+  test("a tool that throws raises ToolError, which the program can catch", async () => {
+    const tool: ToolSpec = {
+      name: "fail",
+      description: "Always fails.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: async () => {
+        throw new Error("the database is down");
+      },
+    };
+    const run = await runLocally({
+      program: `
+try:
+    fail()
+except ToolError as error:
+    print("RESULT:", type(error).__name__, error)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(run.status).toBe("ok");
+    expect(run.result).toBe("ToolError the database is down");
+    expect(run.toolCalls).toMatchObject([{ tool: "fail", status: "error", error: "the database is down" }]);
+  });
+
+  test("approval sees tool, args and runId; a denial raises ToolDenied with its reason", async () => {
+    const { tool, calls } = echoTool();
+    const seen: unknown[] = [];
+    const run = await runLocally({
+      program: `
+out = [echo(value="yes")["echoed"]]
+try:
+    echo(value="no")
+except ToolDenied as error:
+    out.append(f"denied: {error} ({isinstance(error, ToolError)})")
+print("RESULT:", out)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      runId: "run-approval",
+      approval: (call) => {
+        seen.push(call);
+        return call.args.value === "yes" ? true : { approved: false, reason: "no means no" };
+      },
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe("['yes', 'denied: no means no (True)']");
+    expect(seen).toEqual([
+      { tool: "echo", args: { value: "yes" }, runId: "run-approval" },
+      { tool: "echo", args: { value: "no" }, runId: "run-approval" },
+    ]);
+    expect(calls).toEqual([{ value: "yes" }]);
+    expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "denied"]);
+  });
+
+  test("time waiting for approval does not count against execTimeout", async () => {
+    const { tool } = echoTool();
+    const run = await runLocally({
+      program: `print("RESULT:", echo(value=1)["echoed"])`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      execTimeout: 1,
+      approval: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        return true;
+      },
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe("1");
+  });
+
+  test("calls still running when the program ends are cancelled", async () => {
+    let signal: AbortSignal | undefined;
+    const tool: ToolSpec = {
+      name: "hang",
+      description: "Never answers.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: (_args, context) => {
+        signal = context.signal;
+        return new Promise(() => undefined);
+      },
+    };
+    const run = await runLocally({
+      program: `
+import threading, time
+threading.Thread(target=hang, daemon=True).start()
+time.sleep(0.5)
+print("RESULT: gone")
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(run.status).toBe("ok");
+    expect(signal?.aborted).toBe(true);
+  });
+});
+
+describe("the program's output", () => {
+  test("1 GiB of stdout is capped, the tail is kept, and host memory stays flat", async () => {
+    const before = process.memoryUsage().rss;
+    const run = await runLocally({
+      program: `
+import sys
+chunk = b"x" * 1023 + b"\\n"
+block = chunk * 1024
+for _ in range(1024):
+    sys.stdout.buffer.write(block)
+print("RESULT: survived")
+`,
+      stubsSource: "",
+      tools: [],
+    });
+    const growth = process.memoryUsage().rss - before;
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe("survived");
+    expect(run.truncated).toBe(true);
+    expect(run.stdout.length).toBeLessThanOrEqual(1024 * 1024 + 200);
+    expect(run.stdout).toMatch(/\[\.\.\. \d+ bytes of stdout omitted \.\.\.\]/);
+    expect(growth).toBeLessThan(200 * 1024 * 1024);
+  }, 180_000);
+
+  test("one huge line without a newline: the cut line never counts, the last RESULT still does", async () => {
+    const run = await runLocally({
+      program: `
+import sys
+sys.stdout.write("RESULT: " + "9" * 3_000_000)
+sys.stdout.write("\\nRESULT: 7\\n")
+`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(run.result).toBe("7");
+    expect(run.truncated).toBe(true);
+    expect(run.stdout).toContain("[... cut here:");
+  });
+
+  test("when the cap cuts the RESULT line short, the run has no result rather than a wrong one", async () => {
+    const run = await runLocally({
+      program: `print("RESULT: " + "1" * 400_000)`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(run.truncated).toBe(true);
+    expect(run.result).toBeUndefined();
+    expect(run.status).toBe("no-result");
+  });
+
+  test("RESULT lines in stderr or inside a tool result never count", async () => {
+    const tool: ToolSpec = {
+      name: "sneaky",
+      description: "Returns a fake result line.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: async () => "\nRESULT: from-the-tool\n",
+    };
+    const run = await runLocally({
+      program: `
+import sys
+value = sneaky()
+print("RESULT: from-stderr", file=sys.stderr)
+print("RESULT: real")
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(run.result).toBe("real");
+    const quiet = await runLocally({
+      program: `
+import sys
+sneaky()
+print("RESULT: from-stderr", file=sys.stderr)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(quiet.status).toBe("no-result");
+    expect(quiet.result).toBeUndefined();
+  });
+
+  test("the program sees an empty stdin, and only fds 0-4", async () => {
+    const run = await runLocally({
+      program: `
+import os, sys
+print("RESULT:", repr(sys.stdin.read()), sorted(int(fd) for fd in os.listdir("/proc/self/fd")))
+`,
+      stubsSource: "",
+      tools: [],
+    });
+    // The listing's own descriptor shows up as the fifth entry.
+    expect(run.result).toMatch(/^'' \[0, 1, 2, 3, 4, \d+\]$/);
+  });
+});
+
+describe("ending", () => {
+  test("a timeout kills the program and its process group", async () => {
+    const run = await runLocally({
+      program: `
+import os, signal, subprocess, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+print(os.getpid(), child.pid, flush=True)
+time.sleep(300)
+`,
+      stubsSource: "",
+      tools: [],
+      execTimeout: 1,
+    });
+    expect(run.status).toBe("timeout");
+    expect(run.runMs).toBeLessThan(15_000);
+    const pids = run.stdout.trim().split(" ").map(Number);
+    expect(pids).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (const pid of pids) expect(isRunning(pid), `pid ${pid}`).toBe(false);
+  });
+});

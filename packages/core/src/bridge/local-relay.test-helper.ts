@@ -1,0 +1,77 @@
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  type ProgramRun,
+  type RunProgramOverOptions,
+  relayCommand,
+  runProgramOver,
+} from "../code-action/run-program.ts";
+import type { RelayProcess } from "./host-bridge.ts";
+
+/**
+ * The relay run by this machine's python3 as a child process over pipes: the same stdin, stdout,
+ * stderr and exit shape as a sandbox exec. For protocol tests only; programs run on the host here.
+ */
+export function startLocalRelay(): RelayProcess & { pid: number | undefined } {
+  const [command, ...args] = relayCommand();
+  const child = spawn(existsSync("/usr/bin/python3") ? "/usr/bin/python3" : command!, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const exit = new Promise<{ exitCode: number | null }>((resolve) => {
+    child.on("close", (exitCode) => resolve({ exitCode }));
+    child.on("error", () => resolve({ exitCode: null }));
+  });
+  return {
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    exit,
+    pid: child.pid,
+    kill: async () => {
+      child.kill("SIGKILL");
+    },
+  };
+}
+
+export type LocalRunOptions = Omit<
+  RunProgramOverOptions,
+  "process" | "runId" | "execTimeout" | "maxToolCalls"
+> &
+  Partial<Pick<RunProgramOverOptions, "runId" | "execTimeout" | "maxToolCalls">>;
+
+/** Runs `program` through a local relay in a fresh temp folder (the bridge folder inside it). */
+export async function runLocally(
+  options: LocalRunOptions,
+): Promise<ProgramRun & { relayExit: number | null }> {
+  const directory = await mkdtemp(join(tmpdir(), "codeaction-bridge-"));
+  const process = startLocalRelay();
+  try {
+    const run = await runProgramOver({
+      runId: "run-test",
+      execTimeout: 15,
+      maxToolCalls: 50,
+      ...options,
+      process,
+      bridgeDirectory: join(directory, ".codeaction"),
+      workDirectory: directory,
+      killStragglers: false,
+    });
+    const { exitCode } = await process.exit;
+    return { ...run, relayExit: exitCode };
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** Whether a process with this pid still runs (a zombie waiting to be reaped does not). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !/^\S+ \(.*\) [ZX]/s.test(stat);
+  } catch {
+    return false;
+  }
+}

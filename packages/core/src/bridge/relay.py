@@ -1,0 +1,582 @@
+"""The codeaction bridge relay: runs one program in the container and carries its tool calls.
+
+The host starts it as `python3 -I -c <this source>` (one exec with stdin attached) and speaks
+length-prefixed frames with it on stdin and stdout; see docs/bridge-protocol.md. The program runs
+as a child in its own session. It asks for tools by writing request files in the bridge folder and
+ringing a doorbell (fd 3); the relay forwards each request to the host, writes the host's answer as
+a response file and rings the program's reply doorbell (fd 4). The relay trusts nothing the
+program writes: request ids follow a strict grammar, request files are opened without following
+links or blocking, and their size is checked before they are read.
+"""
+
+import fcntl
+import json
+import os
+import re
+import secrets
+import selectors
+import signal
+import stat
+import struct
+import sys
+import time
+
+HEADER = struct.Struct(">cI")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CHUNK_BYTES = 65536
+MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024
+MAX_DOORBELL_LINE_BYTES = 128
+MAX_PENDING_BELL_BYTES = 1024 * 1024
+MAX_NOTICES = 50
+DRAIN_SECONDS = 2.0
+REQUEST_FD = 3
+REPLY_FD = 4
+
+# Runs in the program's process: makes `codeaction_tools` importable, puts its public names into
+# builtins (so the stubs work without an import), then runs the program file as __main__. An
+# uncaught exception is printed without this bootstrap's own frame, so line numbers are the program's.
+BOOTSTRAP = r"""
+import builtins, sys, types
+sys.path.insert(0, sys.argv[1])
+import codeaction_tools
+for _name in getattr(codeaction_tools, "__all__", ()):
+    setattr(builtins, _name, getattr(codeaction_tools, _name))
+_path = sys.argv[2]
+sys.argv = [_path]
+with open(_path, "rb") as _file:
+    _code = compile(_file.read(), _path, "exec")
+_main = types.ModuleType("__main__")
+_main.__file__ = _path
+_main.__builtins__ = builtins
+sys.modules["__main__"] = _main
+try:
+    exec(_code, _main.__dict__)
+except SystemExit:
+    raise
+except BaseException as _error:
+    _error = _error.with_traceback(_error.__traceback__.tb_next)
+    sys.excepthook(type(_error), _error, _error.__traceback__)
+    sys.exit(1)
+"""
+
+
+def set_not_dumpable():
+    """The program runs as our uid: this keeps it out of /proc/<relay>/fd and away from ptrace."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    except Exception:
+        pass
+
+
+def process_start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            data = file.read()
+        return data[data.rindex(b")") + 2 :].split()[19]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def process_owner_and_state(pid):
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            uid = state = None
+            for line in file:
+                if line.startswith(b"State:"):
+                    state = line.split()[1]
+                elif line.startswith(b"Uid:"):
+                    uid = int(line.split()[1])
+            return uid, state
+    except (OSError, ValueError, IndexError):
+        return None, None
+
+
+def list_pids():
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+class Stream:
+    """One of the program's output pipes: forwards a head live, keeps a tail, counts the rest."""
+
+    def __init__(self, kind, name, fd, limit):
+        self.kind = kind
+        self.name = name
+        self.fd = fd
+        self.tail_limit = min(CHUNK_BYTES, limit // 4)
+        self.head_limit = limit - self.tail_limit
+        self.forwarded = 0
+        self.total = 0
+        self.tail = bytearray()
+        self.tail_starts_line = True
+        self.open = True
+
+
+class Relay:
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.host_buffer = bytearray()
+        self.started = False
+        self.child_pid = None
+        self.child_status = None
+        self.kill_requested = False
+        self.accepting = False
+        self.streams = {}
+        self.doorbell_buffer = bytearray()
+        self.doorbell_skipping = False
+        self.bell_buffer = bytearray()
+        self.bell_fd = None
+        self.bell_waiting = False
+        self.notices = 0
+        self.requests = 0
+        self.protected = set()
+        self.kill_stragglers = False
+        self.host_gone = False
+
+    # Frames to the host -------------------------------------------------------------------
+
+    def send(self, kind, payload=b""):
+        if self.host_gone:
+            return
+        view = memoryview(HEADER.pack(kind, len(payload)) + payload)
+        try:
+            while view:
+                written = os.write(1, view)
+                view = view[written:]
+        except OSError:
+            self.host_gone = True
+
+    def send_json(self, kind, value):
+        self.send(kind, json.dumps(value, separators=(",", ":")).encode())
+
+    def send_with_header(self, kind, header, body):
+        self.send(kind, json.dumps(header, separators=(",", ":")).encode() + b"\n" + body)
+
+    def notice(self, message):
+        self.notices += 1
+        if self.notices <= MAX_NOTICES:
+            self.send_json(b"N", {"message": message})
+
+    # Frames from the host -----------------------------------------------------------------
+
+    def read_host(self):
+        try:
+            data = os.read(0, CHUNK_BYTES)
+        except OSError:
+            data = b""
+        if not data:
+            self.on_host_gone()
+            return
+        self.host_buffer += data
+        while len(self.host_buffer) >= HEADER.size:
+            kind, length = HEADER.unpack_from(self.host_buffer)
+            if length > MAX_HOST_FRAME_BYTES:
+                self.fatal(f"a frame from the host is too large ({length} bytes)")
+            if len(self.host_buffer) < HEADER.size + length:
+                return
+            payload = bytes(self.host_buffer[HEADER.size : HEADER.size + length])
+            del self.host_buffer[: HEADER.size + length]
+            self.on_host_frame(kind, payload)
+
+    def on_host_frame(self, kind, payload):
+        if kind == b"S" and not self.started:
+            self.start(json.loads(payload))
+        elif kind == b"A":
+            newline = payload.index(b"\n")
+            header = json.loads(payload[:newline])
+            self.answer(header["id"], payload[newline + 1 :])
+        elif kind == b"K":
+            self.kill_requested = True
+            self.kill_everything()
+        else:
+            self.fatal(f"unexpected frame from the host: {kind!r}")
+
+    def fatal(self, message):
+        self.send_json(b"F", {"message": message})
+        self.kill_everything()
+        sys.exit(70)
+
+    def on_host_gone(self):
+        self.host_gone = True
+        self.kill_everything()
+        os._exit(0)
+
+    # Start --------------------------------------------------------------------------------
+
+    def start(self, options):
+        self.started = True
+        self.kill_stragglers = bool(options.get("killStragglers")) and os.getuid() != 0
+        self.max_request_bytes = int(options["maxRequestBytes"])
+        limit = int(options["maxOutputBytes"])
+        bridge = options["bridgeDirectory"]
+        workdir = options["workDirectory"]
+
+        os.makedirs(bridge, mode=0o700, exist_ok=True)
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+        bridge_fd = os.open(bridge, flags)
+        for name in ("requests", "responses", "lib"):
+            os.mkdir(name, mode=0o700, dir_fd=bridge_fd)
+        self.requests_fd = os.open("requests", flags, dir_fd=bridge_fd)
+        self.responses_fd = os.open("responses", flags, dir_fd=bridge_fd)
+        lib_fd = os.open("lib", flags, dir_fd=bridge_fd)
+        self.write_file(lib_fd, "codeaction_tools.py", options["module"].encode())
+        self.write_file(bridge_fd, "program.py", options["program"].encode())
+        os.close(lib_fd)
+        os.close(bridge_fd)
+
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        os.set_blocking(reply_write, False)
+        self.bell_fd = reply_write
+
+        environment = dict(os.environ)
+        environment.update(
+            {
+                "CODEACTION_BRIDGE_DIR": bridge,
+                "CODEACTION_REQUEST_FD": str(REQUEST_FD),
+                "CODEACTION_REPLY_FD": str(REPLY_FD),
+            }
+        )
+        argv = [
+            sys.executable,
+            "-I",
+            "-B",
+            "-u",
+            "-X",
+            "utf8",
+            "-c",
+            BOOTSTRAP,
+            os.path.join(bridge, "lib"),
+            os.path.join(bridge, "program.py"),
+        ]
+
+        self.protected = {(pid, process_start_time(pid)) for pid in list_pids()}
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                high = [
+                    fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+                    for fd in (devnull, out_write, err_write, request_write, reply_read)
+                ]
+                for target, fd in enumerate(high):
+                    os.dup2(fd, target)
+                # Descriptors the relay itself inherited without close-on-exec must not reach the program.
+                for name in os.listdir("/proc/self/fd"):
+                    if int(name) > 4:
+                        try:
+                            os.close(int(name))
+                        except OSError:
+                            pass
+                os.chdir(workdir)
+                os.execve(sys.executable, argv, environment)
+            finally:
+                os._exit(127)
+
+        self.child_pid = pid
+        for fd in (devnull, out_write, err_write, request_write, reply_read):
+            os.close(fd)
+        self.accepting = True
+        self.streams = {
+            out_read: Stream(b"O", "stdout", out_read, limit),
+            err_read: Stream(b"E", "stderr", err_read, limit),
+        }
+        for fd in self.streams:
+            self.selector.register(fd, selectors.EVENT_READ, "stream")
+        self.doorbell_fd = request_read
+        self.selector.register(request_read, selectors.EVENT_READ, "doorbell")
+        self.send_json(b"R", {"pid": pid})
+
+    @staticmethod
+    def write_file(dir_fd, name, data):
+        """Writes `name` inside `dir_fd` atomically: a fresh temp name, then a rename over it."""
+        temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        try:
+            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError:
+            os.unlink(temporary, dir_fd=dir_fd)
+            raise
+
+    # The program's output ----------------------------------------------------------------
+
+    def read_stream(self, stream):
+        try:
+            data = os.read(stream.fd, CHUNK_BYTES)
+        except OSError:
+            data = b""
+        if not data:
+            self.close_stream(stream)
+            return False
+        stream.total += len(data)
+        room = stream.head_limit - stream.forwarded
+        if room > 0:
+            head = data[:room]
+            stream.forwarded += len(head)
+            self.send(stream.kind, head)
+            data = data[room:]
+        if data:
+            stream.tail += data
+            overflow = len(stream.tail) - stream.tail_limit
+            if overflow > 0:
+                stream.tail_starts_line = stream.tail[overflow - 1 : overflow] == b"\n"
+                del stream.tail[:overflow]
+        return True
+
+    def close_stream(self, stream):
+        if stream.open:
+            stream.open = False
+            self.selector.unregister(stream.fd)
+            os.close(stream.fd)
+
+    def flush_tail(self, stream):
+        dropped = stream.total - stream.forwarded - len(stream.tail)
+        tail = bytes(stream.tail)
+        if dropped > 0 and not stream.tail_starts_line:
+            # The kept tail starts inside a line whose beginning was dropped: begin at the next line.
+            newline = tail.find(b"\n")
+            tail = tail[newline + 1 :] if newline >= 0 else b""
+        if tail or dropped > 0:
+            self.send_with_header(b"T", {"stream": stream.name, "dropped": dropped}, tail)
+
+    # Requests ------------------------------------------------------------------------------
+
+    def read_doorbell(self):
+        try:
+            data = os.read(self.doorbell_fd, CHUNK_BYTES)
+        except OSError:
+            data = b""
+        if not data:
+            self.selector.unregister(self.doorbell_fd)
+            os.close(self.doorbell_fd)
+            self.doorbell_fd = None
+            return
+        self.doorbell_buffer += data
+        *lines, rest = self.doorbell_buffer.split(b"\n")
+        for line in lines:
+            if self.doorbell_skipping:
+                # The end of a line that was too long: drop it with the rest of that line.
+                self.doorbell_skipping = False
+            elif self.accepting:
+                self.on_request(bytes(line))
+        if len(rest) > MAX_DOORBELL_LINE_BYTES:
+            self.notice("a doorbell line was too long; it was ignored")
+            rest = b""
+            self.doorbell_skipping = True
+        self.doorbell_buffer = bytearray(rest)
+
+    def on_request(self, line):
+        try:
+            request_id = line.decode("ascii")
+        except UnicodeDecodeError:
+            request_id = ""
+        if len(line) > MAX_DOORBELL_LINE_BYTES or not ID_PATTERN.fullmatch(request_id):
+            self.notice(f"ignored a request with an invalid id: {line[:80]!r}")
+            return
+        self.requests += 1
+        name = request_id + ".json"
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        try:
+            fd = os.open(name, flags, dir_fd=self.requests_fd)
+        except FileNotFoundError:
+            return self.refuse(request_id, "its request file does not exist")
+        except OSError as error:
+            return self.refuse(request_id, f"its request file could not be opened ({os.strerror(error.errno)})")
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return self.refuse(request_id, "its request file is not a regular file")
+            if info.st_size > self.max_request_bytes:
+                return self.refuse(request_id, f"its request is larger than {self.max_request_bytes} bytes")
+            chunks = []
+            size = 0
+            while size <= self.max_request_bytes:
+                chunk = os.read(fd, min(CHUNK_BYTES, self.max_request_bytes + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+            if size > self.max_request_bytes:
+                return self.refuse(request_id, f"its request is larger than {self.max_request_bytes} bytes")
+        except OSError as error:
+            return self.refuse(request_id, f"its request file could not be read ({os.strerror(error.errno)})")
+        finally:
+            os.close(fd)
+        try:
+            os.unlink(name, dir_fd=self.requests_fd)
+        except OSError:
+            pass
+        self.send_with_header(b"Q", {"id": request_id}, b"".join(chunks))
+
+    def refuse(self, request_id, reason):
+        self.send_with_header(b"Q", {"id": request_id, "refused": reason}, b"")
+
+    def answer(self, request_id, body):
+        if not self.accepting or not ID_PATTERN.fullmatch(request_id):
+            return
+        try:
+            self.write_file(self.responses_fd, request_id + ".json", body)
+        except OSError as error:
+            self.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
+        self.ring(request_id)
+
+    def ring(self, request_id):
+        if self.bell_fd is None:
+            return
+        if len(self.bell_buffer) > MAX_PENDING_BELL_BYTES:
+            self.notice("the program does not read its reply doorbell; a reply was dropped")
+            return
+        self.bell_buffer += request_id.encode() + b"\n"
+        self.flush_bell()
+
+    def flush_bell(self):
+        try:
+            while self.bell_buffer:
+                written = os.write(self.bell_fd, self.bell_buffer)
+                del self.bell_buffer[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.bell_buffer.clear()
+            self.close_bell()
+            return
+        waiting = bool(self.bell_buffer)
+        if waiting != self.bell_waiting:
+            if waiting:
+                self.selector.register(self.bell_fd, selectors.EVENT_WRITE, "bell")
+            else:
+                self.selector.unregister(self.bell_fd)
+            self.bell_waiting = waiting
+
+    def close_bell(self):
+        if self.bell_fd is not None:
+            if self.bell_waiting:
+                self.selector.unregister(self.bell_fd)
+                self.bell_waiting = False
+            os.close(self.bell_fd)
+            self.bell_fd = None
+
+    # Ending -------------------------------------------------------------------------------
+
+    def kill_everything(self):
+        if self.child_pid is not None:
+            try:
+                os.killpg(self.child_pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if not self.kill_stragglers:
+            return
+        uid = os.getuid()
+        for _ in range(20):
+            found = False
+            for pid in list_pids():
+                if pid in (1, os.getpid()) or (pid, process_start_time(pid)) in self.protected:
+                    continue
+                owner, state = process_owner_and_state(pid)
+                if owner != uid or state in (b"Z", b"X", None):
+                    continue
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    found = True
+                except OSError:
+                    pass
+            if not found:
+                return
+            time.sleep(0.01)
+
+    def reap(self):
+        if self.child_pid is None or self.child_status is not None:
+            return
+        try:
+            pid, status = os.waitpid(self.child_pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.child_pid, 0
+        if pid == self.child_pid:
+            self.child_status = status
+            self.finish()
+
+    def finish(self):
+        self.accepting = False
+        self.kill_everything()
+        if self.doorbell_fd is not None:
+            self.selector.unregister(self.doorbell_fd)
+            os.close(self.doorbell_fd)
+            self.doorbell_fd = None
+        self.close_bell()
+        deadline = time.monotonic() + DRAIN_SECONDS
+        while any(stream.open for stream in self.streams.values()):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            for key, _ in self.selector.select(remaining):
+                if key.data == "stream":
+                    self.read_stream(self.streams[key.fd])
+                elif key.data == "host":
+                    self.read_host()
+        for stream in self.streams.values():
+            self.flush_tail(stream)
+        status = self.child_status
+        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + (signal_number or 0)
+        out, err = self.streams.values()
+        self.send_json(
+            b"X",
+            {
+                "exitCode": exit_code,
+                "signal": signal_number,
+                "killed": self.kill_requested,
+                "stdoutBytes": out.total,
+                "stderrBytes": err.total,
+                "requests": self.requests,
+                "notices": self.notices,
+            },
+        )
+        sys.exit(0)
+
+    def run(self):
+        set_not_dumpable()
+        wake_read, wake_write = os.pipe()
+        os.set_blocking(wake_read, False)
+        os.set_blocking(wake_write, False)
+        signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.selector.register(0, selectors.EVENT_READ, "host")
+        self.selector.register(wake_read, selectors.EVENT_READ, "wake")
+        while True:
+            for key, _ in self.selector.select(1.0):
+                if key.data == "host":
+                    self.read_host()
+                elif key.data == "stream":
+                    stream = self.streams.get(key.fd)
+                    if stream is not None and stream.open:
+                        self.read_stream(stream)
+                elif key.data == "doorbell":
+                    if self.doorbell_fd is not None:
+                        self.read_doorbell()
+                elif key.data == "bell":
+                    self.flush_bell()
+                elif key.data == "wake":
+                    try:
+                        os.read(wake_read, 4096)
+                    except BlockingIOError:
+                        pass
+            self.reap()
+
+
+if __name__ == "__main__":
+    Relay().run()

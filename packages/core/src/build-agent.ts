@@ -1,0 +1,344 @@
+import { randomUUID } from "node:crypto";
+import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { StructuredToolInterface } from "@langchain/core/tools";
+import type { Logger } from "pino";
+import { z } from "zod";
+import { createCodeActionTurn } from "./code-action/turn.ts";
+import { ConfigError } from "./errors/config-error.ts";
+import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
+import { fromLangChainTool } from "./from-langchain.ts";
+import { connectServers, type ServerSpec } from "./mcp/index.ts";
+import { resolveModel } from "./model.ts";
+import type { ToolSpec } from "./tool-spec.ts";
+import { createToolsRunner } from "./tools-pattern/runner.ts";
+import { createShellTools } from "./tools-pattern/shell-tools.ts";
+import type { AgentEvent, AgentInput, AgentResult, ApprovalHook, ChatMessageInput } from "./types.ts";
+
+export type ModelOption = string | BaseChatModel;
+
+export type CodeActionOptions = {
+  /** Seconds a program may run; approval waits do not count (default 120). */
+  execTimeout?: number;
+  /** Corrected programs after a failed one (default 1). */
+  maxRepairs?: number;
+  /** Tool calls per run, failed and unknown ones included (default 50). */
+  maxToolCalls?: number;
+  /** Independent programs per question that must agree (default 1: no agreement check). */
+  samples?: number;
+  /** Decimal places numbers are compared at when samples agree (default 2). */
+  decimals?: number;
+  /** A stronger model that writes one more program on disagreement or when every attempt failed. */
+  escalate?: { model: ModelOption };
+};
+
+export type BuildAgentOptions = {
+  /** "openai:gpt-5-mini" (needs OPENAI_API_KEY; honours OPENAI_BASE_URL) or any @langchain/core chat model. */
+  model: ModelOption;
+  /** "tools" (default): a tool-calling loop. "code-action": one Python program per turn in a container. */
+  pattern?: "code-action" | "tools";
+  /** Sandbox settings. With code-action: the program's containers (default { network: "none" }). With tools: shell mode. */
+  sandbox?: true | SandboxConfigInput;
+  /** LangChain tools (zod schemas) the agent may call. */
+  extraTools?: StructuredToolInterface[];
+  /** MCP servers whose tools the agent may call. */
+  servers?: Record<string, ServerSpec>;
+  /** Only with pattern "code-action". */
+  codeAction?: CodeActionOptions;
+  /** Gates every tool call (bridged calls too). */
+  approval?: ApprovalHook;
+  /** System text for the model. */
+  instructions?: string;
+  /** A pino logger; silent without one. */
+  logger?: Logger;
+  /** Tools pattern: print each call and a shortened result. */
+  traceTools?: boolean;
+  /** Tools pattern: model turns before giving up (default 25). */
+  maxIterations?: number;
+};
+
+export type Agent = {
+  readonly pattern: "code-action" | "tools";
+  /** Every tool the agent can call (extraTools, MCP tools, shell tools). */
+  readonly tools: readonly ToolSpec[];
+  /** Runs one turn and resolves with its result (`result.messages.at(-1).content` is the answer). */
+  invoke(input: AgentInput): Promise<AgentResult>;
+  /** Runs one turn, yielding its steps; the last event is `answer`, carrying what invoke resolves with. */
+  stream(input: AgentInput): AsyncGenerator<AgentEvent, AgentResult>;
+  /** Removes the containers (waiting for pending removals) and closes the MCP servers. */
+  shutdown(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+};
+
+const isChatModel = (value: unknown): value is BaseChatModel =>
+  value instanceof BaseChatModel ||
+  (typeof value === "object" &&
+    value !== null &&
+    typeof (value as { invoke?: unknown }).invoke === "function" &&
+    typeof (value as { _llmType?: unknown })._llmType === "function");
+
+const modelSchema = z.union([z.string().min(1), z.custom<BaseChatModel>(isChatModel)], {
+  error: 'model must be a string like "openai:gpt-5-mini" or a @langchain/core BaseChatModel',
+});
+
+const codeActionSchema = z.strictObject({
+  execTimeout: z.number().positive().max(86_400).default(120),
+  maxRepairs: z.number().int().min(0).max(20).default(1),
+  maxToolCalls: z.number().int().min(0).default(50),
+  samples: z.number().int().min(1).max(9).default(1),
+  decimals: z.number().int().min(0).max(12).default(2),
+  escalate: z.strictObject({ model: modelSchema }).optional(),
+});
+
+const isTool = (value: unknown) =>
+  typeof value === "object" &&
+  value !== null &&
+  typeof (value as { name?: unknown }).name === "string" &&
+  typeof (value as { invoke?: unknown }).invoke === "function";
+
+const optionsSchema = z.strictObject({
+  model: modelSchema,
+  pattern: z
+    .enum(["code-action", "tools"], {
+      error: (issue) => `pattern must be "code-action" or "tools", got ${JSON.stringify(issue.input)}`,
+    })
+    .default("tools"),
+  sandbox: z
+    .union([z.literal(true), z.record(z.string(), z.unknown())], {
+      error: "sandbox must be true or an object of sandbox settings (see @codeaction/sandbox)",
+    })
+    .optional(),
+  extraTools: z
+    .array(z.custom<StructuredToolInterface>(isTool, { error: "extraTools must hold @langchain/core tools" }))
+    .default([]),
+  servers: z
+    .record(
+      z.string(),
+      z.custom<ServerSpec>((value) => typeof value === "object" && value !== null),
+    )
+    .optional(),
+  codeAction: codeActionSchema.optional(),
+  approval: z
+    .custom<ApprovalHook>((value) => typeof value === "function", { error: "approval must be a function" })
+    .optional(),
+  instructions: z.string().optional(),
+  logger: z
+    .custom<Logger>(
+      (value) => typeof value === "object" && value !== null && typeof (value as Logger).child === "function",
+      {
+        error: "logger must be a pino logger",
+      },
+    )
+    .optional(),
+  traceTools: z.boolean().optional(),
+  maxIterations: z.number().int().min(1).optional(),
+});
+
+const optionNames = Object.keys(optionsSchema.shape);
+const codeActionOptionNames = Object.keys(codeActionSchema.shape);
+
+/** Validates the options, refusing unknown keys with the valid ones listed. Starts nothing. */
+export function parseBuildAgentOptions(input: unknown) {
+  const parsed = optionsSchema.safeParse(input);
+  if (!parsed.success) {
+    throw new ConfigError({
+      message: `buildAgent: ${parsed.error.issues.map(describeIssue).join("; ")}`,
+      cause: parsed.error,
+    });
+  }
+  const options = parsed.data;
+  if (options.codeAction && options.pattern !== "code-action") {
+    throw new ConfigError({
+      message: `buildAgent: codeAction only applies to pattern "code-action", but pattern is "${options.pattern}". Set pattern: "code-action" or remove codeAction.`,
+    });
+  }
+  return { ...options, codeAction: codeActionSchema.parse(options.codeAction ?? {}) };
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const where = issue.path.length > 0 ? issue.path.join(".") : "";
+  if (issue.code === "unrecognized_keys") {
+    const inCodeAction = where === "codeAction";
+    const valid = inCodeAction
+      ? codeActionOptionNames
+      : where === "codeAction.escalate"
+        ? ["model"]
+        : optionNames;
+    const keys = issue.keys.map((key) => `'${key}'${hintFor(key, valid)}`).join(", ");
+    const scope = where ? `${where} option` : "option";
+    return `unknown ${scope}${issue.keys.length > 1 ? "s" : ""} ${keys}. Valid ${where ? `${where} ` : ""}options: ${valid.join(", ")}`;
+  }
+  return where ? `${where}: ${issue.message}` : issue.message;
+}
+
+/** "exec_timeout" -> " (did you mean 'execTimeout'?)". */
+function hintFor(key: string, valid: string[]): string {
+  const camel = key.replace(/[_-]([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  const lower = key.toLowerCase();
+  const match = valid.find((name) => name === camel || name.toLowerCase() === lower);
+  if (match) return ` (did you mean '${match}'?)`;
+  if (key === "agentPattern" || key === "agent_pattern") return " (did you mean 'pattern'?)";
+  return "";
+}
+
+/**
+ * Builds an agent. Options are checked first (nothing starts on a bad option or a missing model
+ * key); code-action and shell mode then need a working Docker sandbox, or the build fails.
+ */
+export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
+  const options = parseBuildAgentOptions(input);
+  const logger = options.logger;
+  const model = resolveModel(options.model);
+  const escalateModel = options.codeAction.escalate
+    ? resolveModel(options.codeAction.escalate.model)
+    : undefined;
+  const ownTools = options.extraTools.map((tool) => fromLangChainTool(tool));
+
+  const codeAction = options.pattern === "code-action";
+  const shellMode = !codeAction && options.sandbox !== undefined;
+  const sandboxInput: SandboxConfigInput =
+    options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
+
+  // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
+  const manager = codeAction || shellMode ? new SandboxManager(sandboxInput, { logger }) : undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  const pendingRemovals = new Set<Promise<void>>();
+
+  try {
+    let shellSession: SandboxSession | undefined;
+    if (manager) {
+      try {
+        await manager.ready();
+        if (shellMode) shellSession = await manager.createSession();
+      } catch (error) {
+        const what = codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
+        throw new SandboxUnavailableError({ what, cause: error });
+      }
+      cleanups.push(async () => {
+        await Promise.allSettled([...pendingRemovals]);
+        if (shellSession) await shellSession.destroy();
+        await manager.cleanupAll();
+      });
+    }
+
+    const tools = [...ownTools];
+    if (options.servers && Object.keys(options.servers).length > 0) {
+      const connected = await connectServers(options.servers, {
+        logger,
+        existingToolNames: tools.map((tool) => tool.name),
+      });
+      cleanups.unshift(() => connected.close());
+      tools.push(...connected.tools);
+    }
+    if (shellSession) tools.push(...createShellTools(shellSession));
+    refuseDuplicateNames(tools);
+
+    const run: (messages: BaseMessage[], runId: string) => AsyncGenerator<AgentEvent, AgentResult> =
+      codeAction
+        ? createCodeActionTurn({
+            model,
+            sandbox: manager as SandboxManager,
+            tools,
+            settings: {
+              ...options.codeAction,
+              escalate: escalateModel ? { model: escalateModel } : undefined,
+            },
+            instructions: options.instructions,
+            approval: options.approval,
+            logger,
+            sandboxDescription: describeSandbox(sandboxInput),
+            trackRemoval: (removal) => {
+              pendingRemovals.add(removal);
+              void removal.finally(() => pendingRemovals.delete(removal));
+            },
+          }).stream
+        : createToolsRunner({
+            model,
+            tools,
+            approval: options.approval,
+            traceTools: options.traceTools,
+            maxIterations: options.maxIterations,
+            instructions: options.instructions,
+            logger,
+          }).stream;
+
+    let shutdownPromise: Promise<void> | undefined;
+    const shutdown = () => {
+      shutdownPromise ??= (async () => {
+        const outcomes = await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+        const failure = outcomes.find((outcome) => outcome.status === "rejected");
+        if (failure) throw failure.reason;
+      })();
+      return shutdownPromise;
+    };
+
+    const stream = (agentInput: AgentInput) => {
+      if (shutdownPromise) throw new ConfigError({ message: "this agent was shut down; build a new one" });
+      return run(toMessages(agentInput), `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`);
+    };
+
+    return {
+      pattern: options.pattern,
+      tools,
+      stream,
+      async invoke(agentInput) {
+        const generator = stream(agentInput);
+        while (true) {
+          const step = await generator.next();
+          if (step.done) return step.value;
+        }
+      },
+      shutdown,
+      [Symbol.asyncDispose]: shutdown,
+    };
+  } catch (error) {
+    await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+    throw error;
+  }
+}
+
+function refuseDuplicateNames(tools: ToolSpec[]): void {
+  const seen = new Map<string, string>();
+  for (const tool of tools) {
+    const earlier = seen.get(tool.name);
+    if (earlier !== undefined) {
+      throw new ConfigError({
+        message: `two tools are named '${tool.name}' (from ${earlier} and ${tool.origin}). Rename one of them.`,
+      });
+    }
+    seen.set(tool.name, tool.origin);
+  }
+}
+
+/** What the prompt says the sandbox has. */
+function describeSandbox(input: SandboxConfigInput): string {
+  const image = input.image ?? "codeaction/python:3.11";
+  const packages = /^codeaction\/python:3\.11-data$/.test(image)
+    ? "Python 3.11 with the standard library plus numpy and pandas (no pip installs)"
+    : image === "codeaction/python:3.11"
+      ? "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs)"
+      : `the image ${image} (Python 3 with what that image installs; no pip installs)`;
+  const network = input.network ?? "none";
+  return `${packages}, and ${network === "none" ? "no network" : "restricted network access"}`;
+}
+
+/** `{role, content}` objects or LangChain messages -> LangChain messages. */
+export function toMessages(input: AgentInput): BaseMessage[] {
+  if (!input || !Array.isArray(input.messages) || input.messages.length === 0) {
+    throw new TypeError(
+      'invoke/stream take { messages: [{ role: "user", content: "..." }] } with at least one message.',
+    );
+  }
+  return input.messages.map((message: ChatMessageInput, index) => {
+    if (message instanceof BaseMessage) return message;
+    const { role, content } = message as { role?: unknown; content?: unknown };
+    if (typeof content !== "string") throw new TypeError(`messages[${index}].content must be a string.`);
+    if (role === "user") return new HumanMessage(content);
+    if (role === "assistant") return new AIMessage(content);
+    if (role === "system") return new SystemMessage(content);
+    throw new TypeError(
+      `messages[${index}].role must be "user", "assistant" or "system", got ${JSON.stringify(role)}.`,
+    );
+  });
+}

@@ -1,0 +1,172 @@
+import type { AttemptStatus } from "../types.ts";
+
+/**
+ * The prompt a code-action model sees: the rules, the sandbox, the tool stubs, the instructions,
+ * the earlier conversation and the question. Also the repair and escalation messages.
+ */
+
+export type ConversationTurn = { role: "user" | "assistant"; content: string };
+
+export type CodeActionPromptOptions = {
+  /** The user's system text (buildAgent `instructions`). */
+  instructions?: string;
+  /** Earlier turns of the conversation, oldest first, without the question. */
+  conversation: ConversationTurn[];
+  question: string;
+  /** The stubs as the model sees them (renderStubSignatures). Empty when there are no tools. */
+  stubSignatures: string;
+  /** What the sandbox has, in a sentence. */
+  sandboxDescription: string;
+};
+
+export const defaultSandboxDescription =
+  "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs), and no network";
+
+export function buildCodeActionPrompt(options: CodeActionPromptOptions): { system: string; user: string } {
+  const tools = options.stubSignatures.trim()
+    ? [
+        "These functions are already imported in your program (`from codeaction_tools import *` is done for you).",
+        "Call them with keyword arguments. They return Python values (lists, dicts, numbers, strings), not JSON text.",
+        "They run outside the sandbox, on the user's side; they are the only source of data.",
+        "",
+        "```python",
+        options.stubSignatures.trim(),
+        "```",
+      ].join("\n")
+    : "No tool functions are available for this task: compute the answer from the question alone.";
+
+  const system = [
+    "You answer the user's question by writing ONE complete Python program. The program runs once,",
+    "non-interactively, in a sandbox, and its output is the answer. You do not answer in prose.",
+    "",
+    "Rules:",
+    "1. Reply with exactly one Python program in a single ```python fenced block.",
+    "2. Get data only by calling the functions listed below. Do not make up data or hard-code numbers you were not given.",
+    '3. The LAST line the program prints must be `RESULT: <answer>`, for example `print(f"RESULT: {total}")`.',
+    "   For structured answers print JSON after `RESULT: ` with json.dumps. Print nothing after it.",
+    "4. Do not call input(). Do not use the network.",
+    "5. Use decimal.Decimal for money and other exact decimal arithmetic, and round only at the end.",
+    "6. A function may raise ToolError (the tool failed) or ToolDenied (the call was not approved);",
+    "   let them propagate unless the question says how to handle them.",
+    "",
+    `The sandbox: ${options.sandboxDescription}. /workspace is writable scratch space; everything else is read-only.`,
+    "",
+    "Functions:",
+    tools,
+    ...(options.instructions?.trim()
+      ? ["", "Instructions from the user of this agent:", options.instructions.trim()]
+      : []),
+  ].join("\n");
+
+  const history = options.conversation
+    .filter((turn) => turn.content.trim())
+    .map((turn) => `${turn.role === "user" ? "User" : "Assistant"}: ${turn.content.trim()}`);
+  const user = [
+    ...(history.length > 0 ? ["The conversation so far:", ...history, ""] : []),
+    "Question:",
+    options.question.trim(),
+    "",
+    "Write the program.",
+  ].join("\n");
+
+  return { system, user };
+}
+
+export type RepairReportOptions = {
+  program: string;
+  status: AttemptStatus;
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  execTimeout: number;
+  maxToolCalls: number;
+  /** The last tool call's error, when a tool failed. */
+  toolError?: string;
+  /** How many characters of each stream's tail to show. */
+  tailCharacters?: number;
+};
+
+/** Why an attempt failed, in one sentence. */
+export function describeFailure(
+  options: Pick<RepairReportOptions, "status" | "exitCode" | "execTimeout" | "maxToolCalls">,
+): string {
+  switch (options.status) {
+    case "timeout":
+      return `The program was killed because it ran longer than the time limit of ${options.execTimeout} s.`;
+    case "oom":
+      return "The program was killed because it ran out of memory.";
+    case "no-result":
+      return `The program exited with code ${options.exitCode ?? "unknown"} but printed no line starting with \`RESULT:\`.`;
+    case "tool-limit":
+      return `The program made more tool calls than the limit of ${options.maxToolCalls} per run; the calls past it raised ToolCallLimitExceeded.`;
+    case "infrastructure":
+      return "The sandbox failed to run the program.";
+    case "ok":
+      return "The program succeeded.";
+    default:
+      return `The program failed with exit code ${options.exitCode ?? "unknown"}.`;
+  }
+}
+
+export function tail(text: string, characters: number): string {
+  if (text.length <= characters) return text;
+  return `[... ${text.length - characters} characters cut ...]${text.slice(-characters)}`;
+}
+
+/** The message that asks for a corrected program: the program, the reason and the output tails. */
+export function buildRepairMessage(options: RepairReportOptions): string {
+  const characters = options.tailCharacters ?? 3000;
+  return [
+    "Your program failed.",
+    "",
+    "The program:",
+    "```python",
+    options.program,
+    "```",
+    "",
+    `Reason: ${describeFailure(options)}`,
+    ...(options.toolError ? [`Last tool error: ${options.toolError}`] : []),
+    "",
+    "stderr (end):",
+    "```",
+    tail(options.stderr, characters).trimEnd() || "(empty)",
+    "```",
+    "",
+    "stdout (end):",
+    "```",
+    tail(options.stdout, characters).trimEnd() || "(empty)",
+    "```",
+    "",
+    "Write a corrected, complete program in one ```python block. Its last printed line must be `RESULT: <answer>`.",
+  ].join("\n");
+}
+
+export type EscalationCandidate = { program: string; answer?: string; failure?: string };
+
+/** The message for the escalation model: the question and the programs that disagreed or failed. */
+export function buildEscalationMessage(options: {
+  question: string;
+  candidates: EscalationCandidate[];
+}): string {
+  const parts = options.candidates.map((candidate, index) =>
+    [
+      `Program ${index + 1}:`,
+      "```python",
+      candidate.program,
+      "```",
+      candidate.answer === undefined
+        ? `It failed: ${candidate.failure ?? "unknown reason"}`
+        : `It answered: ${candidate.answer}`,
+    ].join("\n"),
+  );
+  return [
+    "Independent programs written for this question did not produce one agreed answer.",
+    "Find the mistake and write one correct program.",
+    "",
+    "Question:",
+    options.question.trim(),
+    "",
+    ...parts.flatMap((part) => [part, ""]),
+    "Write the correct, complete program in one ```python block. Its last printed line must be `RESULT: <answer>`.",
+  ].join("\n");
+}

@@ -1,0 +1,166 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import type { ToolSpec } from "../tool-spec.ts";
+import { buildStubs, pythonType, renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+
+function tool(name: string, inputSchema: ToolSpec["inputSchema"], extra: Partial<ToolSpec> = {}): ToolSpec {
+  return {
+    name,
+    description: `The ${name} tool.`,
+    inputSchema,
+    origin: "tool",
+    invoke: async () => null,
+    ...extra,
+  };
+}
+
+/** Runs the stubs module in the host's python3 with a fake `_call` that returns what it was sent. */
+function callInPython(tools: ToolSpec[], program: string): string {
+  const source = [
+    "import json",
+    "class ToolError(Exception): pass",
+    "class ToolDenied(Exception): pass",
+    "class ToolCallLimitExceeded(Exception): pass",
+    "def _call(name, arguments):",
+    "    return {'tool': name, 'args': arguments}",
+    renderStubsModule(tools),
+    program,
+  ].join("\n");
+  return execFileSync("python3", ["-I", "-c", source], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  }).trim();
+}
+
+// Each test starts the host python3 once or twice; a busy machine makes that slow.
+describe("python stubs", { timeout: 60_000 }, () => {
+  it("makes dashed, keyword and digit-first names valid and maps them back in _call", () => {
+    const tools = [
+      tool("get-user", {
+        type: "object",
+        properties: { "user-id": { type: "string" } },
+        required: ["user-id"],
+      }),
+      tool("from", { type: "object", properties: { class: { type: "integer" } }, required: ["class"] }),
+      tool("2fa", { type: "object", properties: {} }),
+      tool("get_user", { type: "object", properties: {} }),
+    ];
+    const names = buildStubs(tools).map((stub) => stub.functionName);
+    expect(names).toEqual(["get_user", "from_", "tool_2fa", "get_user_2"]);
+    const output = callInPython(
+      tools,
+      "print(json.dumps([get_user(user_id='u1'), from_(class_=3), tool_2fa(), get_user_2()]))",
+    );
+    expect(JSON.parse(output)).toEqual([
+      { tool: "get-user", args: { "user-id": "u1" } },
+      { tool: "from", args: { class: 3 } },
+      { tool: "2fa", args: {} },
+      { tool: "get_user", args: {} },
+    ]);
+  });
+
+  it("leaves optional arguments out when they are not given, and sends schema defaults", () => {
+    const tools = [
+      tool("search", {
+        type: "object",
+        properties: {
+          query: { type: "string", description: "What to look for." },
+          limit: { type: "integer", default: 10 },
+          region: { type: "string" },
+          tags: { type: "array", items: { type: "string" }, default: ["a"] },
+        },
+        required: ["query"],
+      }),
+    ];
+    const [stub] = buildStubs(tools);
+    expect(stub?.signature).toContain(
+      "def search(*, query: str, limit: int = 10, region: str | None = None, tags: list[str] | None = None) -> Any:",
+    );
+    expect(JSON.parse(callInPython(tools, "print(json.dumps(search(query='x')))"))).toEqual({
+      tool: "search",
+      args: { query: "x", limit: 10 },
+    });
+    expect(
+      JSON.parse(callInPython(tools, "print(json.dumps(search(query='x', region='EMEA', limit=2)))")),
+    ).toEqual({ tool: "search", args: { query: "x", limit: 2, region: "EMEA" } });
+  });
+
+  it("makes arguments keyword-only, so a positional call fails in Python", () => {
+    const tools = [
+      tool("echo", { type: "object", properties: { text: { type: "string" } }, required: ["text"] }),
+    ];
+    expect(() => callInPython(tools, "echo('x')")).toThrow(/positional/);
+  });
+
+  it("types enums as Literal, nested objects and arrays, and nullable unions", () => {
+    expect(pythonType({ type: "string", enum: ["asc", "desc"] })).toBe('Literal["asc", "desc"]');
+    expect(
+      pythonType({ type: "array", items: { type: "object", properties: { a: { type: "number" } } } }),
+    ).toBe("list[dict[str, Any]]");
+    expect(pythonType({ anyOf: [{ type: "string" }, { type: "null" }] })).toBe("str | None");
+    expect(pythonType({ type: ["integer", "null"] })).toBe("int | None");
+    expect(pythonType({ type: "object", additionalProperties: { type: "number" } })).toBe("dict[str, float]");
+    expect(pythonType({ type: "boolean" })).toBe("bool");
+    expect(pythonType({})).toBe("Any");
+  });
+
+  it("puts the full description, argument descriptions, nested fields and the output schema in the docstring", () => {
+    const tools = [
+      tool(
+        "create_order",
+        {
+          type: "object",
+          properties: {
+            customer: {
+              type: "object",
+              description: "Who orders.",
+              properties: { name: { type: "string", description: "Full name." }, vip: { type: "boolean" } },
+              required: ["name"],
+            },
+            sort: { type: "string", enum: ["asc", "desc"], description: "Sort order." },
+          },
+          required: ["customer"],
+        },
+        {
+          description: 'Creates an order.\n\nSecond paragraph with a """quote""" and a \\ backslash.',
+          outputSchema: {
+            type: "object",
+            description: "The stored order.",
+            properties: { id: { type: "string" }, total: { type: "number" } },
+          },
+        },
+      ),
+    ];
+    const signatures = renderStubSignatures(tools);
+    expect(signatures).toContain(
+      'def create_order(*, customer: dict[str, Any], sort: Literal["asc", "desc"] | None = None) -> dict[str, Any]:',
+    );
+    expect(signatures).toContain("Second paragraph with a");
+    expect(signatures).toContain("customer: Who orders.");
+    expect(signatures).toContain("name (str): Full name.");
+    expect(signatures).toContain("vip (bool, optional)");
+    expect(signatures).toContain("sort: Sort order.");
+    expect(signatures).toContain("Returns:");
+    expect(signatures).toContain("dict[str, Any]: The stored order.");
+    expect(signatures).toContain("total (float, optional)");
+    expect(signatures).not.toContain("_call");
+    // The docstring with quotes and a backslash still compiles, and help() shows the text.
+    const output = callInPython(tools, "print(create_order.__doc__)");
+    expect(output).toContain('Second paragraph with a """quote""" and a \\ backslash.');
+  });
+
+  it("does not let a tool shadow print or the bridge's exceptions", () => {
+    const tools = [tool("print", { type: "object", properties: {} }), tool("ToolError", { type: "object" })];
+    expect(buildStubs(tools).map((stub) => stub.functionName)).toEqual(["print_", "ToolError_"]);
+    expect(callInPython(tools, "print('still', print_()['tool'], issubclass(ToolError, Exception))")).toBe(
+      "still print True",
+    );
+  });
+
+  it("exports the stubs and the exceptions through import *", () => {
+    const tools = [tool("load-orders", { type: "object", properties: {} })];
+    expect(renderStubsModule(tools)).toContain(
+      '__all__ = ["ToolError", "ToolDenied", "ToolCallLimitExceeded", "load_orders"]',
+    );
+  });
+});

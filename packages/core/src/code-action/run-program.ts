@@ -1,0 +1,175 @@
+import type { SandboxSession } from "@codeaction/sandbox";
+import type { Logger } from "pino";
+import { type BridgeOutcome, type RelayProcess, runBridge } from "../bridge/host-bridge.ts";
+import { relaySource, toolsModuleSource } from "../bridge/python-sources.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import type { AgentEvent, ApprovalHook, AttemptStatus, ToolCallRecord } from "../types.ts";
+
+export type RunProgramOptions = {
+  /** A fresh, started container (one per run). */
+  session: SandboxSession;
+  /** The model's Python program. */
+  program: string;
+  /** Python source of the stub functions, inserted into the `codeaction_tools` module. */
+  stubsSource: string;
+  /** The tools the program may call, by their original names. */
+  tools: ToolSpec[];
+  runId: string;
+  /** Seconds of program time; time waiting for approval does not count. */
+  execTimeout: number;
+  /** Every call counts, failed and unknown ones too. */
+  maxToolCalls: number;
+  /** Per stream; default 1 MiB. */
+  maxOutputBytes?: number;
+  approval?: ApprovalHook;
+  logger?: Logger;
+  /** Receives `tool-call` and `tool-result` events as they happen. */
+  onEvent?: (event: AgentEvent) => void;
+  signal?: AbortSignal;
+};
+
+export type ProgramRun = {
+  /** The program's exit code (128 + signal when a signal ended it); null when it never reported one. */
+  exitCode: number | null;
+  stdout: string;
+  stderr: string;
+  truncated: boolean;
+  status: AttemptStatus;
+  /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
+  result?: string;
+  toolCalls: ToolCallRecord[];
+  runMs: number;
+  infrastructureError?: string;
+};
+
+/** The relay's own command line: one exec per run, stdin attached. */
+export function relayCommand(): string[] {
+  return ["python3", "-I", "-c", relaySource()];
+}
+
+/**
+ * Runs one program in `session`'s container through the tool bridge: one exec of the relay, which
+ * runs the program and carries its tool calls (docs/bridge-protocol.md). Never throws for anything
+ * the program or the channel does: the status says how the run ended. The caller destroys the
+ * container afterwards (also after a timeout: the container is the last resort).
+ */
+export async function runProgram(options: RunProgramOptions): Promise<ProgramRun> {
+  let process: RelayProcess;
+  try {
+    process = options.session.spawn(relayCommand());
+  } catch (error) {
+    return infrastructureRun(`could not start the bridge relay: ${(error as Error).message}`);
+  }
+  return runProgramOver({ ...options, process, inspect: () => options.session.inspect() });
+}
+
+export type RunProgramOverOptions = Omit<RunProgramOptions, "session"> & {
+  /** The relay's process, already started with relayCommand(). */
+  process: RelayProcess;
+  /** The container's inspect, asked whether the kernel killed something for lack of memory. */
+  inspect?: () => Promise<{ State?: { OOMKilled?: boolean } }>;
+  /** Defaults to /workspace/.codeaction (tests point it at a temp folder). */
+  bridgeDirectory?: string;
+  /** Defaults to /workspace. */
+  workDirectory?: string;
+  /** Defaults to true (the relay never does it as uid 0). */
+  killStragglers?: boolean;
+};
+
+/** runProgram over any relay process: a sandbox exec, or a local child process in protocol tests. */
+export async function runProgramOver(options: RunProgramOverOptions): Promise<ProgramRun> {
+  const outcome = await runBridge({
+    process: options.process,
+    program: options.program,
+    toolsModule: toolsModuleSource(options.stubsSource),
+    tools: options.tools,
+    runId: options.runId,
+    execTimeout: options.execTimeout,
+    maxToolCalls: options.maxToolCalls,
+    ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+    ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.bridgeDirectory ? { bridgeDirectory: options.bridgeDirectory } : {}),
+    ...(options.workDirectory ? { workDirectory: options.workDirectory } : {}),
+    ...(options.killStragglers === undefined ? {} : { killStragglers: options.killStragglers }),
+  });
+  const { status, infrastructureError } = await statusOf(outcome, options.inspect);
+  const result = findResult(outcome.stdout);
+  options.logger?.debug(
+    { runId: options.runId, status, exitCode: outcome.exit?.exitCode ?? null, runMs: outcome.runMs },
+    "program finished",
+  );
+  return {
+    exitCode: outcome.exit?.exitCode ?? null,
+    stdout: outcome.stdout,
+    stderr: outcome.stderr,
+    truncated: outcome.truncated,
+    status,
+    ...(result === undefined ? {} : { result }),
+    toolCalls: outcome.toolCalls,
+    runMs: outcome.runMs,
+    ...(infrastructureError === undefined ? {} : { infrastructureError }),
+  };
+}
+
+async function statusOf(
+  outcome: BridgeOutcome,
+  inspect: RunProgramOverOptions["inspect"],
+): Promise<{ status: AttemptStatus; infrastructureError?: string }> {
+  if (outcome.timedOut) return { status: "timeout" };
+  if (outcome.aborted)
+    return { status: "infrastructure", infrastructureError: "the run was aborted by its signal" };
+  const exit = outcome.exit;
+  if (outcome.failure !== undefined || exit === undefined) {
+    // The kernel's OOM killer may have taken the relay itself.
+    if (await oomKilled(inspect)) return { status: "oom" };
+    return { status: "infrastructure", infrastructureError: outcome.failure ?? "the relay reported no exit" };
+  }
+  if (exit.exitCode !== 0 && !exit.killed && (exit.exitCode === 137 || (await oomKilled(inspect)))) {
+    return { status: "oom" };
+  }
+  if (outcome.limitHit) return { status: "tool-limit" };
+  if (exit.exitCode !== 0) return { status: "error" };
+  return { status: findResult(outcome.stdout) === undefined ? "no-result" : "ok" };
+}
+
+async function oomKilled(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
+  if (!inspect) return false;
+  try {
+    return (await inspect()).State?.OOMKilled === true;
+  } catch {
+    return false;
+  }
+}
+
+const cutMarker = /^\[\.\.\. cut here: \d+ bytes of stdout omitted \.\.\.\]$/;
+
+/**
+ * The text after the last line of `stdout` that starts with `RESULT:`, without one leading space
+ * and a trailing carriage return. A line cut short by the output cap does not count.
+ */
+export function findResult(stdout: string): string | undefined {
+  const lines = stdout.split("\n");
+  for (let index = lines.length - 1; index >= 0; index -= 1) {
+    const line = lines[index]!;
+    if (!line.startsWith("RESULT:") || cutMarker.test(lines[index + 1] ?? "")) continue;
+    const value = line.slice("RESULT:".length).replace(/\r$/, "");
+    return value.startsWith(" ") ? value.slice(1) : value;
+  }
+  return undefined;
+}
+
+function infrastructureRun(message: string): ProgramRun {
+  return {
+    exitCode: null,
+    stdout: "",
+    stderr: "",
+    truncated: false,
+    status: "infrastructure",
+    toolCalls: [],
+    runMs: 0,
+    infrastructureError: message,
+  };
+}

@@ -1,0 +1,425 @@
+import type { SandboxSession } from "@codeaction/sandbox";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import type { Logger } from "pino";
+import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
+import { DisagreementError, type SampleRun } from "../errors/disagreement-error.ts";
+import { SandboxRunError } from "../errors/sandbox-run-error.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import type { AgentEvent, AgentResult, ApprovalHook, Attempt, AttemptStatus } from "../types.ts";
+import { createEventQueue } from "./event-queue.ts";
+import { extractProgram, parseResultLine } from "./extract-program.ts";
+import { normalizeAnswer } from "./normalize-answer.ts";
+import {
+  buildCodeActionPrompt,
+  buildEscalationMessage,
+  buildRepairMessage,
+  type ConversationTurn,
+  defaultSandboxDescription,
+  describeFailure,
+  type EscalationCandidate,
+  tail,
+} from "./prompt.ts";
+import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+import { runProgram } from "./run-program.ts";
+
+/** codeAction settings, defaults filled (see build-agent.ts). */
+export type CodeActionSettings = {
+  /** Seconds a program may run (approval waits do not count). */
+  execTimeout: number;
+  /** Corrected programs after a failed one. */
+  maxRepairs: number;
+  /** Tool calls per run, failed and unknown ones included. */
+  maxToolCalls: number;
+  /** Independent programs per question; 2 or more turn on the agreement check. */
+  samples: number;
+  /** Decimal places numbers are compared at in the agreement check. */
+  decimals: number;
+  /** A stronger model that writes one more program on disagreement or when every attempt failed. */
+  escalate?: { model: BaseChatModel };
+};
+
+export type CodeActionTurnOptions = {
+  model: BaseChatModel;
+  /** Where fresh containers come from: one per attempt (a SandboxManager). */
+  sandbox: { createSession(): Promise<SandboxSession> };
+  tools: ToolSpec[];
+  settings: CodeActionSettings;
+  instructions?: string;
+  approval?: ApprovalHook;
+  logger?: Logger;
+  /** What the sandbox has, for the prompt ("Python 3.11 with the standard library only ..."). */
+  sandboxDescription?: string;
+  /** Receives every container removal, so shutdown() can wait for them. */
+  trackRemoval?: (removal: Promise<void>) => void;
+};
+
+export type CodeActionTurn = {
+  stream(messages: BaseMessage[], runId: string): AsyncGenerator<AgentEvent, AgentResult>;
+};
+
+const streamTailCharacters = 2000;
+
+/**
+ * One code-action turn: the model writes a program, it runs in a fresh container, failures are
+ * repaired, and with `samples` > 1 independent programs must agree.
+ */
+export function createCodeActionTurn(options: CodeActionTurnOptions): CodeActionTurn {
+  const stubsSource = renderStubsModule(options.tools);
+  const stubSignatures = renderStubSignatures(options.tools);
+
+  return {
+    async *stream(messages, runId) {
+      const queue = createEventQueue<AgentEvent>();
+      const controller = new AbortController();
+      const logger = options.logger?.child({ name: "codeaction.code-action", runId });
+      const started = performance.now();
+      const work = runTurn({
+        options,
+        messages,
+        runId,
+        stubsSource,
+        stubSignatures,
+        emit: queue.push,
+        signal: controller.signal,
+        logger,
+      });
+      try {
+        const outcome = yield* queue.drain(work);
+        const result: AgentResult = {
+          messages: [...messages, new AIMessage({ content: outcome.answer })],
+          runId,
+          pattern: "code-action",
+          status: outcome.status,
+          answer: outcome.answer,
+          attempts: outcome.attempts,
+          toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
+          timings: { totalMs: Math.round(performance.now() - started) },
+        };
+        yield { type: "answer", runId, result };
+        return result;
+      } finally {
+        // A consumer that stops early ends the work: the model call and the run are aborted.
+        controller.abort();
+        await work.catch(() => undefined);
+      }
+    },
+  };
+}
+
+type TurnContext = {
+  options: CodeActionTurnOptions;
+  messages: BaseMessage[];
+  runId: string;
+  stubsSource: string;
+  stubSignatures: string;
+  emit: (event: AgentEvent) => void;
+  signal: AbortSignal;
+  logger?: Logger;
+};
+
+type SampleOutcome = { attempts: Attempt[]; answer?: string };
+
+async function runTurn(
+  context: TurnContext,
+): Promise<{ answer: string; status: "ok" | "escalated"; attempts: Attempt[] }> {
+  const { options, runId } = context;
+  const { settings } = options;
+  const { conversation, question, extraInstructions } = splitConversation(context.messages);
+  const instructions = [options.instructions, ...extraInstructions].filter(Boolean).join("\n\n");
+  const prompt = buildCodeActionPrompt({
+    instructions,
+    conversation,
+    question,
+    stubSignatures: context.stubSignatures,
+    sandboxDescription: options.sandboxDescription ?? defaultSandboxDescription,
+  });
+  const opening = [new SystemMessage(prompt.system), new HumanMessage(prompt.user)];
+
+  const sampleNumbers = Array.from({ length: settings.samples }, (_, index) => index + 1);
+  const outcomes = await Promise.all(
+    sampleNumbers.map((sample) =>
+      runSample(context, {
+        model: options.model,
+        opening,
+        sample: settings.samples > 1 ? sample : undefined,
+      }),
+    ),
+  );
+  const attempts = outcomes.flatMap((outcome) => outcome.attempts);
+
+  const decision = decide(outcomes, settings);
+  if (decision.answer !== undefined) return { answer: decision.answer, status: "ok", attempts };
+
+  const samples: SampleRun[] = outcomes.map((outcome, index) => ({
+    sample: index + 1,
+    attempts: outcome.attempts,
+    answer: outcome.answer,
+    normalizedAnswer:
+      outcome.answer === undefined
+        ? undefined
+        : normalizeAnswer(outcome.answer, { decimals: settings.decimals }),
+  }));
+
+  if (settings.escalate) {
+    const candidates: EscalationCandidate[] = outcomes.map((outcome) => {
+      const last = outcome.attempts.at(-1);
+      return {
+        program: last?.program ?? "",
+        answer: outcome.answer,
+        failure: last
+          ? describeFailure({
+              ...last,
+              execTimeout: settings.execTimeout,
+              maxToolCalls: settings.maxToolCalls,
+            })
+          : undefined,
+      };
+    });
+    const escalationOpening = [
+      new SystemMessage(prompt.system),
+      new HumanMessage(buildEscalationMessage({ question, candidates })),
+    ];
+    context.logger?.debug(
+      { samples: samples.map((sample) => sample.answer ?? null) },
+      "code-action escalating",
+    );
+    const escalation = await runSample(context, {
+      model: settings.escalate.model,
+      opening: escalationOpening,
+      sample: settings.samples > 1 ? settings.samples + 1 : undefined,
+      escalated: true,
+    });
+    const all = [...attempts, ...escalation.attempts];
+    if (escalation.answer !== undefined)
+      return { answer: escalation.answer, status: "escalated", attempts: all };
+    throw new AttemptsExhaustedError({ runId, attempts: all });
+  }
+
+  if (decision.anySucceeded && settings.samples > 1) throw new DisagreementError({ runId, samples });
+  throw new AttemptsExhaustedError({ runId, attempts });
+}
+
+/** Strict majority of all samples (so both of two); the answer of the first sample in that group. */
+function decide(
+  outcomes: SampleOutcome[],
+  settings: CodeActionSettings,
+): { answer?: string; anySucceeded: boolean } {
+  const groups = new Map<string, string[]>();
+  for (const outcome of outcomes) {
+    if (outcome.answer === undefined) continue;
+    const key = normalizeAnswer(outcome.answer, { decimals: settings.decimals });
+    groups.set(key, [...(groups.get(key) ?? []), outcome.answer]);
+  }
+  for (const answers of groups.values()) {
+    if (answers.length * 2 > outcomes.length) return { answer: answers[0], anySucceeded: true };
+  }
+  return { anySucceeded: groups.size > 0 };
+}
+
+async function runSample(
+  context: TurnContext,
+  sampleOptions: { model: BaseChatModel; opening: BaseMessage[]; sample?: number; escalated?: boolean },
+): Promise<SampleOutcome> {
+  const { options, runId, emit, signal } = context;
+  const { settings } = options;
+  const { sample, escalated } = sampleOptions;
+  const logger = context.logger?.child({
+    ...(sample ? { sample } : {}),
+    ...(escalated ? { escalated } : {}),
+  });
+  const modelMessages = [...sampleOptions.opening];
+  const attempts: Attempt[] = [];
+
+  for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
+    signal.throwIfAborted();
+    const attemptStarted = performance.now();
+    const reply = await sampleOptions.model.invoke(modelMessages, { signal });
+    const modelMs = Math.round(performance.now() - attemptStarted);
+    const replyText = textOf(reply.content);
+    const program = extractProgram(replyText);
+    emit({ type: "program-start", runId, attempt: attemptNumber, ...(sample ? { sample } : {}), program });
+    logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
+
+    const containerStarted = performance.now();
+    let session: SandboxSession;
+    try {
+      session = await options.sandbox.createSession();
+    } catch (error) {
+      throw new SandboxRunError({
+        runId,
+        attempts,
+        cause: error,
+        detail: `a container for attempt ${attemptNumber} did not start (${error instanceof Error ? error.message : String(error)})`,
+      });
+    }
+    const containerStartMs = Math.round(performance.now() - containerStarted);
+
+    let run: Awaited<ReturnType<typeof runProgram>>;
+    try {
+      run = await runProgram({
+        session,
+        program,
+        stubsSource: context.stubsSource,
+        tools: options.tools,
+        runId,
+        execTimeout: settings.execTimeout,
+        maxToolCalls: settings.maxToolCalls,
+        approval: options.approval,
+        logger,
+        onEvent: emit,
+        signal,
+      });
+    } finally {
+      // Removal is off the critical path: the answer does not wait for it, shutdown() does.
+      const removal = session.destroy().catch((error: unknown) => {
+        logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
+      });
+      options.trackRemoval?.(removal);
+    }
+
+    const result = run.result ?? parseResultLine(run.stdout);
+    let status: AttemptStatus = run.status;
+    if (status === "ok" && (run.exitCode !== 0 || result === undefined))
+      status = run.exitCode === 0 ? "no-result" : "error";
+    const attempt: Attempt = {
+      attempt: attemptNumber,
+      ...(sample ? { sample } : {}),
+      ...(escalated ? { escalated } : {}),
+      program,
+      modelReply: replyText,
+      stdout: run.stdout,
+      stderr: run.stderr,
+      exitCode: run.exitCode,
+      status,
+      ...(status === "ok" ? { result } : {}),
+      truncated: run.truncated,
+      toolCalls: run.toolCalls,
+      timings: {
+        modelMs,
+        containerStartMs,
+        runMs: Math.round(run.runMs),
+        totalMs: Math.round(performance.now() - attemptStarted),
+      },
+      usage: usageOf(reply),
+    };
+    attempts.push(attempt);
+    emit({
+      type: "program-end",
+      runId,
+      attempt: attemptNumber,
+      ...(sample ? { sample } : {}),
+      status,
+      exitCode: run.exitCode,
+      stdoutTail: tail(run.stdout, streamTailCharacters),
+      stderrTail: tail(run.stderr, streamTailCharacters),
+    });
+    logger?.debug(
+      {
+        attempt: attemptNumber,
+        status,
+        exitCode: run.exitCode,
+        toolCalls: run.toolCalls.length,
+        runMs: attempt.timings.runMs,
+      },
+      `code-action exit=${run.exitCode} status=${status} stdout=${JSON.stringify(run.stdout)} stderr=${JSON.stringify(run.stderr)}`,
+    );
+
+    if (status === "ok") return { attempts, answer: result };
+    if (status === "infrastructure") {
+      throw new SandboxRunError({
+        runId,
+        attempts,
+        cause: run.infrastructureError,
+        detail: run.infrastructureError ?? "unknown",
+      });
+    }
+    if (attemptNumber <= settings.maxRepairs) {
+      const reason = describeFailure({
+        status,
+        exitCode: run.exitCode,
+        execTimeout: settings.execTimeout,
+        maxToolCalls: settings.maxToolCalls,
+      });
+      emit({
+        type: "repair-start",
+        runId,
+        attempt: attemptNumber + 1,
+        ...(sample ? { sample } : {}),
+        reason,
+      });
+      const toolError = [...run.toolCalls].reverse().find((call) => call.error)?.error;
+      modelMessages.push(
+        new AIMessage({ content: replyText }),
+        new HumanMessage(
+          buildRepairMessage({
+            program,
+            status,
+            exitCode: run.exitCode,
+            stdout: run.stdout,
+            stderr: run.stderr,
+            execTimeout: settings.execTimeout,
+            maxToolCalls: settings.maxToolCalls,
+            toolError,
+          }),
+        ),
+      );
+    }
+  }
+  return { attempts };
+}
+
+/** The question (the last user message), the earlier user/assistant text, and any system text. */
+export function splitConversation(messages: BaseMessage[]): {
+  conversation: ConversationTurn[];
+  question: string;
+  extraInstructions: string[];
+} {
+  const turns: ConversationTurn[] = [];
+  const extraInstructions: string[] = [];
+  for (const message of messages) {
+    const type = message.getType();
+    const content = textOf(message.content);
+    if (type === "human") turns.push({ role: "user", content });
+    else if (type === "ai" && content.trim()) turns.push({ role: "assistant", content });
+    else if (type === "system") extraInstructions.push(content);
+  }
+  let questionIndex = -1;
+  for (let index = turns.length - 1; index >= 0; index -= 1) {
+    if (turns[index]?.role === "user") {
+      questionIndex = index;
+      break;
+    }
+  }
+  if (questionIndex === -1) {
+    throw new TypeError("A code-action turn needs a user message to answer: input.messages has none.");
+  }
+  return {
+    conversation: turns.slice(0, questionIndex),
+    question: turns[questionIndex]?.content ?? "",
+    extraInstructions,
+  };
+}
+
+export function textOf(content: BaseMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((part) =>
+      typeof part === "string"
+        ? part
+        : part.type === "text" && typeof part.text === "string"
+          ? part.text
+          : "",
+    )
+    .join("");
+}
+
+function usageOf(reply: BaseMessage): Attempt["usage"] {
+  const usage = (reply as AIMessage).usage_metadata;
+  if (!usage) return undefined;
+  return {
+    inputTokens: usage.input_tokens,
+    outputTokens: usage.output_tokens,
+    totalTokens: usage.total_tokens,
+  };
+}

@@ -1,0 +1,43 @@
+export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
+export { buildAgent, parseBuildAgentOptions, toMessages } from "./build-agent.ts";
+export { extractProgram, parseResultLine } from "./code-action/extract-program.ts";
+export { normalizeAnswer } from "./code-action/normalize-answer.ts";
+export type { CodeActionPromptOptions, ConversationTurn } from "./code-action/prompt.ts";
+export {
+  buildCodeActionPrompt,
+  buildRepairMessage,
+  defaultSandboxDescription,
+} from "./code-action/prompt.ts";
+export type { StubbedTool } from "./code-action/python-stubs.ts";
+export { buildStubs, renderStubSignatures, renderStubsModule } from "./code-action/python-stubs.ts";
+export type { CodeActionSettings, CodeActionTurn, CodeActionTurnOptions } from "./code-action/turn.ts";
+export { createCodeActionTurn } from "./code-action/turn.ts";
+export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
+export { CodeActionError } from "./errors/code-action-error.ts";
+export { ConfigError } from "./errors/config-error.ts";
+export type { SampleRun } from "./errors/disagreement-error.ts";
+export { DisagreementError } from "./errors/disagreement-error.ts";
+export { MaxIterationsError } from "./errors/max-iterations-error.ts";
+export { McpServerError } from "./errors/mcp-server-error.ts";
+export { McpToolError } from "./errors/mcp-tool-error.ts";
+export { SandboxRunError } from "./errors/sandbox-run-error.ts";
+export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
+export { ScriptedRepliesExhaustedError } from "./errors/scripted-replies-exhausted-error.ts";
+export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
+export { fromLangChainTool } from "./from-langchain.ts";
+export type { ConnectedServers, ServerSpec } from "./mcp/index.ts";
+export { connectServers, parseServerCommand } from "./mcp/index.ts";
+export { modelName, resolveModel } from "./model.ts";
+export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
+export type {
+  AgentEvent,
+  AgentInput,
+  AgentResult,
+  ApprovalDecision,
+  ApprovalHook,
+  ApprovalRequest,
+  Attempt,
+  AttemptStatus,
+  ChatMessageInput,
+  ToolCallRecord,
+} from "./types.ts";

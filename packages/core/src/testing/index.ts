@@ -1,0 +1,4 @@
+export type { OpenAIFixture, OpenAIFixtureRequest } from "./openai-fixture.ts";
+export { startOpenAIFixture } from "./openai-fixture.ts";
+export type { ScriptedCall, ScriptedReply } from "./scripted-chat-model.ts";
+export { ScriptedChatModel } from "./scripted-chat-model.ts";

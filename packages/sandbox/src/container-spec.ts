@@ -1,0 +1,168 @@
+import type Dockerode from "dockerode";
+import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
+import { SecurityFlagError } from "./errors/security-flag-error.ts";
+
+/** The hostname every sandbox gets: nothing about the host leaks through it. */
+export const sandboxHostname = "sandbox";
+
+/** Variables the sandbox sets itself (callers' `env` overrides them). No host variable ever crosses. */
+export const sandboxDefaultEnv: Record<string, string> = {
+  HOME: "/workspace",
+  PYTHONPATH: "/workspace/.packages",
+  PYTHONDONTWRITEBYTECODE: "1",
+};
+
+/** The runtime the container runs under: runsc for gVisor, the configured one, or the engine default. */
+export function runtimeFor(config: SandboxConfig): string | undefined {
+  if (config.backend === "gvisor") return config.runtime ?? "runsc";
+  return config.runtime;
+}
+
+export function dockerUser(config: SandboxConfig): string {
+  const { uid, gid } = resolveUser(config.user);
+  return `${uid}:${gid}`;
+}
+
+export function tmpfsFor(config: SandboxConfig): Record<string, string> {
+  const { uid, gid } = resolveUser(config.user);
+  const disk = sizeInBytes(config.diskLimit);
+  return {
+    "/workspace": `rw,nosuid,nodev,size=${disk},uid=${uid},gid=${gid},mode=0700`,
+    "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
+    "/var/tmp": `rw,noexec,nosuid,nodev,size=${Math.max(1024 * 1024, Math.floor(disk / 2))}`,
+  };
+}
+
+/**
+ * The full create options for one sandbox container. PID 1 is docker-init; its child is
+ * `timeout -s KILL <deadline> cat`: the container ends at its deadline even if the host process died,
+ * and `cat` ends (and with it the container) as soon as the owner's stdin attach connection drops.
+ */
+export function buildContainerSpec(
+  config: SandboxConfig,
+  options: { labels: Record<string, string>; deadlineSeconds: number; name?: string },
+): Dockerode.ContainerCreateOptions {
+  const memory = sizeInBytes(config.memoryLimit);
+  const runtime = runtimeFor(config);
+  const environment = { ...sandboxDefaultEnv, ...config.env };
+  return {
+    ...(options.name ? { name: options.name } : {}),
+    Image: config.image,
+    Entrypoint: ["timeout", "-s", "KILL", String(Math.max(1, Math.ceil(options.deadlineSeconds))), "cat"],
+    Cmd: [],
+    User: dockerUser(config),
+    WorkingDir: config.workdir,
+    Env: Object.entries(environment).map(([key, value]) => `${key}=${value}`),
+    Hostname: sandboxHostname,
+    Domainname: "",
+    Labels: options.labels,
+    Tty: false,
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
+    AttachStdout: false,
+    AttachStderr: false,
+    NetworkDisabled: config.network === "none",
+    HostConfig: {
+      NetworkMode: config.network === "none" ? "none" : "bridge",
+      ReadonlyRootfs: config.readOnlyRootfs,
+      CapDrop: ["ALL"],
+      CapAdd: [],
+      SecurityOpt: ["no-new-privileges"],
+      Privileged: false,
+      PidsLimit: config.pidsLimit,
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: Math.round(config.cpuLimit * 1e9),
+      Init: true,
+      IpcMode: "private",
+      Tmpfs: tmpfsFor(config),
+      Binds: [],
+      Mounts: [],
+      VolumesFrom: [],
+      Devices: [],
+      RestartPolicy: { Name: "no" },
+      AutoRemove: false,
+      Ulimits: [{ Name: "core", Soft: 0, Hard: 0 }],
+      ...(runtime ? { Runtime: runtime } : {}),
+    },
+  };
+}
+
+/**
+ * Reads a created container back and lists every security setting that did not take. Empty means
+ * the container is what was asked for. The engine drops flags it does not understand with only a
+ * warning, so this is the check that counts.
+ */
+export function findSpecProblems(
+  info: Dockerode.ContainerInspectInfo,
+  config: SandboxConfig,
+  options: { imageEnv?: string[] } = {},
+): string[] {
+  const problems: string[] = [];
+  const host = info.HostConfig as Dockerode.HostConfig & Record<string, unknown>;
+  const expect = (ok: boolean, problem: string) => {
+    if (!ok) problems.push(problem);
+  };
+  const memory = sizeInBytes(config.memoryLimit);
+  const wantNetwork = config.network === "none" ? "none" : "bridge";
+  expect(host.NetworkMode === wantNetwork, `NetworkMode is ${host.NetworkMode}, not ${wantNetwork}`);
+  if (config.network === "none") {
+    const networks = Object.keys(info.NetworkSettings?.Networks ?? {});
+    expect(
+      networks.every((name) => name === "none"),
+      `the container is attached to networks ${networks.join(", ")}`,
+    );
+  }
+  expect(host.ReadonlyRootfs === config.readOnlyRootfs, `ReadonlyRootfs is ${host.ReadonlyRootfs}`);
+  expect((host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"), "CapDrop does not include ALL");
+  expect((host.CapAdd ?? []).length === 0, `CapAdd is ${JSON.stringify(host.CapAdd)}`);
+  expect(
+    (host.SecurityOpt ?? []).some((option: string) => /^no-new-privileges(?:[:=]true)?$/.test(option)),
+    "SecurityOpt lacks no-new-privileges",
+  );
+  expect(
+    !(host.SecurityOpt ?? []).some((option: string) => /unconfined/.test(option)),
+    `SecurityOpt disables a profile: ${JSON.stringify(host.SecurityOpt)}`,
+  );
+  expect(host.Privileged === false, "the container is privileged");
+  expect(host.PidsLimit === config.pidsLimit, `PidsLimit is ${host.PidsLimit}, not ${config.pidsLimit}`);
+  expect(host.Memory === memory, `Memory is ${host.Memory}, not ${memory}`);
+  expect(host.MemorySwap === memory, `MemorySwap is ${host.MemorySwap}, not ${memory} (swap must be off)`);
+  const nanoCpus = Math.round(config.cpuLimit * 1e9);
+  expect(host.NanoCpus === nanoCpus, `NanoCpus is ${host.NanoCpus}, not ${nanoCpus}`);
+  expect(host.Init === true, "Init is not set");
+  expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
+  expect(host.IpcMode === "private", `IpcMode is ${host.IpcMode}, not private`);
+  expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
+  expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
+  expect((host.Binds ?? []).length === 0, `host folders are bound: ${JSON.stringify(host.Binds)}`);
+  expect((info.Mounts ?? []).length === 0, `the container has mounts: ${JSON.stringify(info.Mounts)}`);
+  expect((host.Devices ?? []).length === 0, "the container has devices");
+  const wantTmpfs = tmpfsFor(config);
+  const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
+  for (const [path, options] of Object.entries(wantTmpfs)) {
+    expect(haveTmpfs[path] === options, `tmpfs ${path} is ${JSON.stringify(haveTmpfs[path])}, not ${options}`);
+  }
+  const runtime = runtimeFor(config);
+  if (runtime) expect(host.Runtime === runtime, `Runtime is ${host.Runtime}, not ${runtime}`);
+  expect(info.Config.User === dockerUser(config), `User is ${JSON.stringify(info.Config.User)}`);
+  expect(info.Config.Hostname === sandboxHostname, `Hostname is ${info.Config.Hostname}`);
+  const allowed = new Set([
+    ...(options.imageEnv ?? []),
+    ...Object.entries({ ...sandboxDefaultEnv, ...config.env }).map(([key, value]) => `${key}=${value}`),
+  ]);
+  const extra = (info.Config.Env ?? []).filter((entry) => !allowed.has(entry));
+  expect(extra.length === 0, `unexpected environment variables: ${extra.map((entry) => entry.split("=")[0]).join(", ")}`);
+  return problems;
+}
+
+/** Throws SecurityFlagError when findSpecProblems finds anything. */
+export function verifyContainerSpec(
+  info: Dockerode.ContainerInspectInfo,
+  config: SandboxConfig,
+  options: { imageEnv?: string[] } = {},
+): void {
+  const problems = findSpecProblems(info, config, options);
+  if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: info.Id });
+}

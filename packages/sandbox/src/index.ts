@@ -1,0 +1,32 @@
+export type { NetworkSetting, SandboxConfig, SandboxConfigInput } from "./config.ts";
+export {
+  defaultImage,
+  execMarkerName,
+  hintForUnknownKey,
+  parseSandboxConfig,
+  parseSize,
+  sandboxOptionNames,
+} from "./config.ts";
+export { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
+export type { DockerEndpoint } from "./docker-connection.ts";
+export { connectDocker, defaultEndpoints } from "./docker-connection.ts";
+export type { EndpointAttempt } from "./errors/docker-unavailable-error.ts";
+export { DockerUnavailableError } from "./errors/docker-unavailable-error.ts";
+export { ImageMissingError } from "./errors/image-missing-error.ts";
+export { PackageRefusedError } from "./errors/package-refused-error.ts";
+export { PathRefusedError } from "./errors/path-refused-error.ts";
+export { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
+export { SandboxConfigError } from "./errors/sandbox-config-error.ts";
+export { SandboxError } from "./errors/sandbox-error.ts";
+export { SecurityFlagError } from "./errors/security-flag-error.ts";
+export type { ExecResult, SpawnedProcess } from "./exec.ts";
+export { labelKeys } from "./labels.ts";
+export type { CreateSessionOptions, SandboxManagerOptions } from "./manager.ts";
+export { defaultDeadlineSeconds, SandboxManager } from "./manager.ts";
+export { resolveSandboxPath } from "./paths.ts";
+export type { ExecuteOptions, FileEntry } from "./session.ts";
+export { SandboxSession } from "./session.ts";
+export type { SweptContainer } from "./sweep.ts";
+export { sweepContainers } from "./sweep.ts";
+export type { BuildImageOptions, BuildImageResult, ImageFlavour, ImageState } from "./image.ts";
+export { buildImage, DATA_IMAGE, DEFAULT_IMAGE, ImageBuildError, imageName, imageState } from "./image.ts";

@@ -1,0 +1,194 @@
+import { PassThrough } from "node:stream";
+import type Dockerode from "dockerode";
+import type { Logger } from "pino";
+import { execMarkerName } from "./config.ts";
+import { Demultiplexer } from "./demultiplex.ts";
+
+/**
+ * A bash program that uses builtins only (no fork): it still works when a fork bomb has used every
+ * pid the container may have. It reads requests on stdin, one a line:
+ * - `kill <id>`: freezes every process of the user (`kill -STOP -1`), SIGKILLs every process whose
+ *   environment holds CODEACTION_EXEC_ID=<id> (the marker each command gets; setsid, nohup and double
+ *   forks inherit it), repeats until a frozen scan finds none, then thaws the others (`kill -CONT -1`);
+ *   answers `killed <count> survivors <count>`.
+ * - `oom`: the memory cgroup's oom_kill counter (`oom <n>` or `oom unknown`).
+ * - `ping`: `pong`.
+ */
+export const killHelperScript = `
+set +e
+marker_scan() {
+  found=()
+  local dir pid entry
+  for dir in /proc/[0-9]*; do
+    pid=\${dir#/proc/}
+    [ "$pid" = "$$" ] && continue
+    while IFS= read -r -d '' entry; do
+      if [ "$entry" = "$1" ]; then found+=("$pid"); break; fi
+    done 2>/dev/null < "$dir/environ"
+  done
+}
+kill_marker() {
+  local round total=0
+  # Freeze every process of this user (kill -1 spares PID 1 and the helper itself): a stopped process
+  # cannot fork and takes no CPU, so a fork bomb stands still while it is scanned. Then SIGKILL the
+  # marked ones, and repeat until a scan of the frozen container finds none. Then thaw the rest.
+  for round in {1..60}; do
+    kill -STOP -1 2>/dev/null
+    marker_scan "$1"
+    if [ \${#found[@]} -eq 0 ]; then
+      kill -CONT -1 2>/dev/null
+      echo "killed $total survivors 0"
+      return
+    fi
+    kill -KILL "\${found[@]}" 2>/dev/null
+    total=$((total + \${#found[@]}))
+    read -r -t 0.01 _ignored
+  done
+  marker_scan "$1"
+  kill -CONT -1 2>/dev/null
+  echo "killed $total survivors \${#found[@]}"
+}
+oom_count() {
+  local file key value
+  for file in /sys/fs/cgroup/memory.events /sys/fs/cgroup/memory/memory.oom_control; do
+    if [ -r "$file" ]; then
+      while read -r key value; do
+        if [ "$key" = oom_kill ]; then echo "oom $value"; return; fi
+      done < "$file"
+    fi
+  done
+  echo "oom unknown"
+}
+echo "ready $$"
+while read -r request argument; do
+  case "$request" in
+    kill) kill_marker "${execMarkerName}=$argument" ;;
+    oom) oom_count ;;
+    ping) echo pong ;;
+    *) echo "unknown $request" ;;
+  esac
+done
+`;
+
+/**
+ * One long-lived exec per container running killHelperScript, started before any code runs, so the
+ * kill needs no new process. Requests are answered in order. If the code killed the helper (it runs
+ * as the same user), `request` rejects and the session falls back to a fresh exec, then to recycling.
+ */
+export class KillHelper {
+  private readonly stream: NodeJS.ReadWriteStream;
+  private readonly pending: Array<{ resolve: (line: string) => void; reject: (error: Error) => void }> = [];
+  private buffered = "";
+  private closedError: Error | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(stream: NodeJS.ReadWriteStream) {
+    this.stream = stream;
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stream.pipe(new Demultiplexer(stdout, stderr));
+    stderr.resume();
+    stdout.on("data", (chunk: Buffer) => {
+      this.buffered += chunk.toString("utf8");
+      let newline = this.buffered.indexOf("\n");
+      while (newline >= 0) {
+        const line = this.buffered.slice(0, newline);
+        this.buffered = this.buffered.slice(newline + 1);
+        this.pending.shift()?.resolve(line);
+        newline = this.buffered.indexOf("\n");
+      }
+    });
+    const close = () => this.fail(new Error("the kill helper exited"));
+    stdout.on("end", close);
+    stream.on("close", close);
+    stream.on("error", (error: Error) => this.fail(error));
+  }
+
+  private fail(error: Error): void {
+    this.closedError ??= error;
+    for (const waiter of this.pending.splice(0)) waiter.reject(error);
+  }
+
+  get alive(): boolean {
+    return this.closedError === undefined;
+  }
+
+  static async start(container: Dockerode.Container, options: { logger?: Logger } = {}): Promise<KillHelper> {
+    const exec = await container.exec({
+      Cmd: ["bash", "-c", killHelperScript, "codeaction-kill-helper"],
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: false,
+      WorkingDir: "/",
+    });
+    const stream = (await exec.start({ hijack: true, stdin: true, Tty: false })) as NodeJS.ReadWriteStream;
+    // The helper lives as long as the container; it must not keep the host process alive.
+    (stream as unknown as { unref?: () => void }).unref?.();
+    const helper = new KillHelper(stream);
+    const first = await helper.read(10_000);
+    if (!first.startsWith("ready ")) throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
+    options.logger?.debug({ helperPid: first.slice(6) }, "kill helper ready");
+    return helper;
+  }
+
+  private read(timeoutMs: number): Promise<string> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const index = this.pending.indexOf(waiter);
+        if (index >= 0) this.pending.splice(index, 1);
+        reject(new Error(`the kill helper did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const waiter = {
+        resolve: (line: string) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error: Error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.pending.push(waiter);
+    });
+  }
+
+  /** Sends one request line and waits for its one-line answer. */
+  request(line: string, options: { timeoutMs?: number } = {}): Promise<string> {
+    const run = async () => {
+      if (this.closedError) throw this.closedError;
+      const answer = this.read(options.timeoutMs ?? 10_000);
+      this.stream.write(`${line}\n`);
+      return answer;
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Kills every process carrying the marker `id`; returns how many were killed and how many survive. */
+  async killMarked(id: string): Promise<{ killed: number; survivors: number }> {
+    const answer = await this.request(`kill ${id}`, { timeoutMs: 15_000 });
+    const match = /^killed (\d+) survivors (\d+)$/.exec(answer);
+    if (!match) throw new Error(`unexpected kill helper answer: ${JSON.stringify(answer)}`);
+    return { killed: Number(match[1]), survivors: Number(match[2]) };
+  }
+
+  /** The memory cgroup's oom_kill counter, or undefined when the kernel does not expose one. */
+  async oomKillCount(): Promise<number | undefined> {
+    const answer = await this.request("oom");
+    const match = /^oom (\d+)$/.exec(answer);
+    return match ? Number(match[1]) : undefined;
+  }
+
+  close(): void {
+    this.fail(new Error("the kill helper was closed"));
+    try {
+      this.stream.end();
+      (this.stream as unknown as { destroy?: () => void }).destroy?.();
+    } catch {
+      // already closed
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import type Dockerode from "dockerode";
+import type { Logger } from "pino";
+import type { SandboxConfig } from "./config.ts";
+import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
+import { SandboxError } from "./errors/sandbox-error.ts";
+import { KillHelper } from "./kill-helper.ts";
+
+/** A started, verified container with its lifeline and kill helper. */
+export type LaunchedContainer = {
+  container: Dockerode.Container;
+  containerId: string;
+  /** The stdin attach whose end (our process dying) ends the container's PID 1 child. */
+  lifeline: NodeJS.ReadWriteStream;
+  helper: KillHelper;
+};
+
+/** Removes a container; 404 (gone) and 409 (removal already in progress) count as done. */
+export async function removeContainer(container: Dockerode.Container): Promise<void> {
+  try {
+    await container.remove({ force: true, v: true });
+  } catch (error) {
+    const status = (error as { statusCode?: number }).statusCode;
+    if (status === 404 || status === 409) return;
+    throw error;
+  }
+}
+
+/**
+ * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation
+ * removes the container before the error leaves. The deadline is absolute: the container's PID 1
+ * child is `timeout -s KILL <seconds left> cat`.
+ */
+export async function launchContainer(
+  docker: Dockerode,
+  config: SandboxConfig,
+  options: { labels: Record<string, string>; deadline: Date; imageEnv: string[]; logger?: Logger },
+): Promise<LaunchedContainer> {
+  const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
+  if (secondsLeft < 1) {
+    throw new SandboxError(
+      `The session passed its deadline (${options.deadline.toISOString()}); create a new session.`,
+      { code: "session-expired" },
+    );
+  }
+  const spec = buildContainerSpec(config, { labels: options.labels, deadlineSeconds: secondsLeft });
+  const container = await docker.createContainer(spec);
+  const logger = options.logger?.child({ containerId: container.id.slice(0, 12) });
+  let lifeline: NodeJS.ReadWriteStream | undefined;
+  let helper: KillHelper | undefined;
+  try {
+    // Verify before start: nothing runs until every flag is known to have taken.
+    const created = await container.inspect();
+    verifyContainerSpec(created, config, { imageEnv: options.imageEnv });
+    lifeline = (await container.attach({ stream: true, stdin: true, hijack: true })) as NodeJS.ReadWriteStream;
+    lifeline.on("error", () => undefined);
+    // The lifeline must not keep the host process alive; when the process exits, the socket closes
+    // and the container's `cat` sees end of file.
+    (lifeline as unknown as { unref?: () => void }).unref?.();
+    await container.start();
+    const started = await container.inspect();
+    verifyContainerSpec(started, config, { imageEnv: options.imageEnv });
+    if (!started.State.Running) {
+      throw new SandboxError(`The sandbox container stopped right after it started (${started.State.Status}).`, {
+        code: "container-start",
+      });
+    }
+    helper = await KillHelper.start(container, logger ? { logger } : {});
+    logger?.debug({ runtime: started.HostConfig.Runtime }, "sandbox container started");
+    return { container, containerId: container.id, lifeline, helper };
+  } catch (error) {
+    helper?.close();
+    (lifeline as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    await removeContainer(container).catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,115 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { leftoverProcesses } from "../test/process-list.ts";
+import { SandboxManager } from "./manager.ts";
+
+const greedy = `python3 -c 'blocks = [bytearray(50_000_000) for _ in range(20)]; print("got 1 GB")'`;
+const slow = `python3 -c 'while True: pass'`;
+
+describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) => {
+  const managers: SandboxManager[] = [];
+  afterAll(async () => {
+    await Promise.all(managers.map((manager) => manager.cleanupAll()));
+  });
+  const manage = (manager: SandboxManager) => {
+    managers.push(manager);
+    return manager;
+  };
+
+  it("passes the seed's limits test: 256M -> exit 137 (oomKilled), endless loop -> timed out and killed", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none", memoryLimit: "256M", cpuLimit: 1, timeout: 5 }));
+    const session = await manager.createSession({ deadlineSeconds: 300 });
+
+    const memory = await session.execute(greedy);
+    expect(memory.exitCode).toBe(137);
+    expect(memory.oomKilled).toBe(true);
+    expect(memory.stdout).not.toContain("got 1 GB");
+
+    const time = await session.execute(slow);
+    expect(time).toMatchObject({ exitCode: -1, timedOut: true, oomKilled: false });
+    expect(time.stderr.endsWith("Command timed out after 5 seconds; its processes were killed")).toBe(true);
+    expect(time.durationMs).toBeLessThan(6000);
+    expect(await leftoverProcesses(session)).toEqual([]);
+    expect((await session.execute("echo still here")).stdout).toBe("still here\n");
+  });
+
+  it("kills what a timed-out command detached (setsid, nohup, double fork) and keeps partial output", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none" }));
+    const session = await manager.createSession({ deadlineSeconds: 300 });
+    const command = [
+      "echo partial output",
+      "echo partial error >&2",
+      "setsid sleep 1001 >/dev/null 2>&1 < /dev/null &",
+      "nohup sleep 1002 >/dev/null 2>&1 &",
+      "( ( sleep 1003 >/dev/null 2>&1 & ) & )",
+      "python3 -c 'import os,time\nif os.fork() == 0:\n  os.setsid()\n  if os.fork() == 0:\n    time.sleep(1004)\n  os._exit(0)' >/dev/null 2>&1",
+      "while true; do :; done",
+    ].join("\n");
+    const before = await leftoverProcesses(session);
+    expect(before).toEqual([]);
+    const result = await session.execute(command, { timeout: 2 });
+    expect(result.timedOut).toBe(true);
+    expect(result.stdout).toBe("partial output\n");
+    expect(result.stderr).toBe("partial error\nCommand timed out after 2 seconds; its processes were killed");
+    expect(result.workspaceReset).toBeUndefined();
+    expect(await leftoverProcesses(session)).toEqual([]);
+  });
+
+  it("kills background processes a finished command left running", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none" }));
+    const session = await manager.createSession({ deadlineSeconds: 300 });
+    const result = await session.execute("nohup sleep 999 >/dev/null 2>&1 & echo started");
+    expect(result).toMatchObject({ exitCode: 0, stdout: "started\n", timedOut: false });
+    expect(await leftoverProcesses(session)).toEqual([]);
+  });
+
+  it("stops a fork bomb at pidsLimit, and the next command in the same session works", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none", pidsLimit: 64 }));
+    const session = await manager.createSession({ deadlineSeconds: 300 });
+    const counter = [
+      "import os, time",
+      "children = 0",
+      "while True:",
+      "    try:",
+      "        if os.fork() == 0:",
+      "            time.sleep(1000)",
+      "            os._exit(0)",
+      "        children += 1",
+      "    except OSError as error:",
+      "        print('fork failed after', children, 'children:', error, flush=True)",
+      "        time.sleep(1000)",
+    ].join("\n");
+    const counted = await session.execute(`python3 -c "$PROGRAM"`, { env: { PROGRAM: counter }, timeout: 10 });
+    expect(counted.timedOut).toBe(true);
+    const children = Number(/fork failed after (\d+) children/.exec(counted.stdout)?.[1]);
+    if (backend === "docker") {
+      expect(children).toBeGreaterThan(0);
+      expect(children).toBeLessThan(64);
+    } else {
+      // Under gVisor the pids limit is the sandbox's host threads: the bomb either meets the limit
+      // inside, or takes the whole sandbox down, and the session replaces its container.
+      expect(children < 64 || counted.workspaceReset === true).toBe(true);
+    }
+    expect((await session.execute("echo after the counter")).stdout).toBe("after the counter\n");
+
+    const bomb = await session.execute("bomb() { bomb | bomb & }; bomb; sleep 1000", { timeout: 5 });
+    expect(bomb.timedOut).toBe(true);
+    const next = await session.execute("echo the next command works");
+    expect(next).toMatchObject({ exitCode: 0, stdout: "the next command works\n" });
+    expect(await leftoverProcesses(session)).toEqual([]);
+  });
+
+  it.runIf(backend === "docker")("keeps host memory flat under a 1 GB stdout flood, capped and flagged", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none" }));
+    const session = await manager.createSession({ deadlineSeconds: 600 });
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    const result = await session.execute("head -c 1073741824 /dev/zero; echo done >&2", { timeout: 300 });
+    const after = process.memoryUsage().rss;
+    expect(result).toMatchObject({ exitCode: 0, truncated: true, timedOut: false });
+    expect(result.stdout.length).toBe(1024 * 1024);
+    expect(result.stderr).toBe("done\n");
+    // Generous: the flood is 1 GiB; buffering any real part of it would blow far past this.
+    expect(after - before).toBeLessThan(150 * 1024 * 1024);
+    console.log(`1 GiB flood: ${result.durationMs} ms, host RSS ${Math.round(before / 2 ** 20)} -> ${Math.round(after / 2 ** 20)} MiB`);
+  });
+});

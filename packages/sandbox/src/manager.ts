@@ -1,0 +1,175 @@
+import { randomUUID } from "node:crypto";
+import type Dockerode from "dockerode";
+import type { Logger } from "pino";
+import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
+import { runtimeFor } from "./container-spec.ts";
+import { connectDocker } from "./docker-connection.ts";
+import { ImageMissingError } from "./errors/image-missing-error.ts";
+import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
+import { SandboxError } from "./errors/sandbox-error.ts";
+import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { buildLabels, labelKeys } from "./labels.ts";
+import { launchContainer, removeContainer } from "./launch.ts";
+import { SandboxSession } from "./session.ts";
+import { type SweptContainer, sweepContainers } from "./sweep.ts";
+
+export type SandboxManagerOptions = {
+  /** pino logger; silent without one. */
+  logger?: Logger;
+  /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
+  docker?: Dockerode;
+};
+
+export type CreateSessionOptions = {
+  /** The container ends itself this many seconds after creation, even if this process dies. Default 3600. */
+  deadlineSeconds?: number;
+  /** Extra container labels (keys under `codeaction.` are reserved). */
+  labels?: Record<string, string>;
+};
+
+/** The default lifetime of a session's container. */
+export const defaultDeadlineSeconds = 3600;
+
+/**
+ * Connects to Docker, checks the runtime and the image, sweeps containers left behind, and creates
+ * sessions. Fails closed: no Docker, no sandbox.
+ */
+export class SandboxManager {
+  readonly config: SandboxConfig;
+  /** Written on every container this manager creates; the sweep never touches its own. */
+  readonly managerId: string = randomUUID();
+  private readonly logger: Logger | undefined;
+  private docker: Dockerode | undefined;
+  private readying: Promise<void> | undefined;
+  private imageEnv: string[] = [];
+  private readonly sessions = new Set<SandboxSession>();
+  private closed = false;
+
+  constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
+    this.config = parseSandboxConfig(config ?? {});
+    this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
+    this.docker = options.docker;
+  }
+
+  /** Connects and pings, checks the runtime and the image, and sweeps. Memoized; a failure can be retried. */
+  ready(): Promise<void> {
+    this.readying ??= this.prepare().catch((error: unknown) => {
+      this.readying = undefined;
+      throw error;
+    });
+    return this.readying;
+  }
+
+  private async prepare(): Promise<void> {
+    if (this.docker) {
+      await this.docker.ping().catch((error: unknown) => {
+        throw new SandboxError(`The Docker client passed to SandboxManager does not answer: ${String(error)}`, {
+          code: "docker-unavailable",
+          cause: error,
+        });
+      });
+    } else {
+      const { docker, endpoint } = await connectDocker();
+      this.docker = docker;
+      this.logger?.debug({ endpoint }, "connected to Docker");
+    }
+    const docker = this.docker;
+    const runtime = runtimeFor(this.config);
+    if (runtime) {
+      const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
+      const registered = Object.keys(info.Runtimes ?? {});
+      if (!registered.includes(runtime)) {
+        throw new RuntimeNotRegisteredError({ runtime, registeredRuntimes: registered, backend: this.config.backend });
+      }
+    }
+    let image: Dockerode.ImageInspectInfo;
+    try {
+      image = await docker.getImage(this.config.image).inspect();
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) {
+        throw new ImageMissingError({ image: this.config.image, cause: error });
+      }
+      throw error;
+    }
+    const volumes = Object.keys(image.Config?.Volumes ?? {});
+    if (volumes.length > 0) {
+      throw new SecurityFlagError({
+        problems: [
+          `the image ${this.config.image} declares VOLUME ${volumes.join(", ")}: Docker would mount writable host-backed volumes there`,
+        ],
+      });
+    }
+    this.imageEnv = image.Config?.Env ?? [];
+    await this.sweep();
+  }
+
+  /** Removes managed containers whose owner is gone or whose deadline passed (never another live manager's). */
+  async sweep(): Promise<SweptContainer[]> {
+    const docker = this.requireDocker();
+    return sweepContainers(docker, { ownManagerId: this.managerId, ...(this.logger ? { logger: this.logger } : {}) });
+  }
+
+  private requireDocker(): Dockerode {
+    if (!this.docker) {
+      throw new SandboxError("Call `await manager.ready()` first.", { code: "not-ready" });
+    }
+    return this.docker;
+  }
+
+  /** A started container whose every security flag was read back. */
+  async createSession(options: CreateSessionOptions = {}): Promise<SandboxSession> {
+    if (this.closed) throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
+    await this.ready();
+    const docker = this.requireDocker();
+    const network = this.config.network;
+    if (network !== "none" && network !== "full") {
+      throw new SandboxError(
+        `network: ${JSON.stringify(network)} (an allow-list through an egress proxy) is not available yet; use "none" (the default) or "full".`,
+        { code: "network-not-available" },
+      );
+    }
+    const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
+    if (!(deadlineSeconds >= 1)) {
+      throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, { code: "invalid-option" });
+    }
+    const extra = Object.fromEntries(
+      Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
+    );
+    const deadline = new Date(Date.now() + deadlineSeconds * 1000);
+    const labels = buildLabels({ managerId: this.managerId, deadline, extra });
+    const launch = () =>
+      launchContainer(docker, this.config, {
+        labels,
+        deadline,
+        imageEnv: this.imageEnv,
+        ...(this.logger ? { logger: this.logger } : {}),
+      });
+    const launched = await launch();
+    const session = new SandboxSession({
+      docker,
+      config: this.config,
+      launched,
+      relaunch: launch,
+      onDestroyed: (ended) => this.sessions.delete(ended),
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
+    this.sessions.add(session);
+    return session;
+  }
+
+  /** Destroys every session of this manager and removes any container still carrying its id. */
+  async cleanupAll(): Promise<void> {
+    await Promise.allSettled([...this.sessions].map((session) => session.destroy()));
+    if (!this.docker) return;
+    const docker = this.docker;
+    const leftovers = await docker
+      .listContainers({ all: true, filters: { label: [`${labelKeys.managerId}=${this.managerId}`] } })
+      .catch(() => []);
+    await Promise.allSettled(leftovers.map((summary) => removeContainer(docker.getContainer(summary.Id))));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.closed = true;
+    await this.cleanupAll();
+  }
+}

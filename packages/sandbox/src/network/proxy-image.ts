@@ -1,0 +1,73 @@
+import { createHash } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import Dockerode from "dockerode";
+import { buildDebootstrapImage, RECIPE_LABEL } from "../image.ts";
+
+/**
+ * The egress proxy image `codeaction/proxy:squid`: Debian bookworm minbase with Debian's squid,
+ * built offline like the sandbox images (debootstrap, images/proxy/additions.sh, `docker import`).
+ * Its recipe version (a hash of the recipe) is stored in the `codeaction.recipe` label.
+ */
+export const proxyImage = "codeaction/proxy:squid";
+/** The proxy runs as Debian's "proxy" user, never as root. */
+export const proxyUser = "13:13";
+/** The port squid listens on inside the proxy container (unprivileged). */
+export const proxyPort = 3128;
+
+const recipeDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../images/proxy");
+const debianPackages = ["squid"];
+
+export async function proxyRecipeVersion(): Promise<string> {
+  const hash = createHash("sha256");
+  hash.update(await readFile(join(recipeDirectory, "additions.sh")));
+  hash.update(JSON.stringify({ debianPackages, suite: "bookworm", user: proxyUser }));
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Whether the proxy image is present and built from the current recipe. */
+export async function proxyImageState(docker: Dockerode): Promise<"current" | "stale" | "missing"> {
+  const wanted = await proxyRecipeVersion();
+  try {
+    const info = await docker.getImage(proxyImage).inspect();
+    return info.Config?.Labels?.[RECIPE_LABEL] === wanted ? "current" : "stale";
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return "missing";
+    throw error;
+  }
+}
+
+export type BuildProxyImageResult = {
+  name: string;
+  version: string;
+  method: "offline" | "reused";
+  durationMs: number;
+};
+
+/** Builds the proxy image unless the present one matches the recipe (or `force`). */
+export async function buildProxyImage(
+  options: { docker?: Dockerode; force?: boolean; mirror?: string; onProgress?: (line: string) => void } = {},
+): Promise<BuildProxyImageResult> {
+  const started = performance.now();
+  const docker = options.docker ?? new Dockerode();
+  const version = await proxyRecipeVersion();
+  if (!options.force && (await proxyImageState(docker)) === "current") {
+    return { name: proxyImage, version, method: "reused", durationMs: performance.now() - started };
+  }
+  await buildDebootstrapImage({
+    docker,
+    name: proxyImage,
+    debianPackages,
+    additionsScript: join(recipeDirectory, "additions.sh"),
+    changes: [
+      "ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      `USER ${proxyUser}`,
+      `LABEL ${RECIPE_LABEL}=${version} codeaction.flavour=proxy`,
+    ],
+    version,
+    ...(options.mirror ? { mirror: options.mirror } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+  return { name: proxyImage, version, method: "offline", durationMs: performance.now() - started };
+}

@@ -1,0 +1,56 @@
+import type Dockerode from "dockerode";
+import type { Logger } from "pino";
+import { deadlineOf, labelKeys, ownerStatus } from "./labels.ts";
+import { removeContainer } from "./launch.ts";
+
+export type SweptContainer = { containerId: string; reason: string };
+
+/** How long a created-but-never-started container may wait for its (live) owner to start it. */
+const createdGraceMs = 5 * 60 * 1000;
+
+/**
+ * Why a managed container should go, or undefined when it must stay. Never reaps a live owner's
+ * running container before its deadline: only stopped containers, passed deadlines, and owners that
+ * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused).
+ */
+export function sweepReason(
+  summary: Pick<Dockerode.ContainerInfo, "State" | "Labels" | "Created">,
+  options: { now?: Date; ownManagerId?: string } = {},
+): string | undefined {
+  const labels = summary.Labels ?? {};
+  if (labels[labelKeys.managed] !== "true") return undefined;
+  if (options.ownManagerId && labels[labelKeys.managerId] === options.ownManagerId) return undefined;
+  const now = options.now ?? new Date();
+  const state = summary.State;
+  if (state === "exited" || state === "dead") return `it is ${state}`;
+  const deadline = deadlineOf(labels);
+  if (deadline && deadline.getTime() <= now.getTime()) return `its deadline ${deadline.toISOString()} passed`;
+  const owner = ownerStatus(labels);
+  if (owner === "gone") return `its owner process ${labels[labelKeys.ownerPid]} is gone`;
+  if (state === "created" && now.getTime() - summary.Created * 1000 > createdGraceMs) {
+    return "it was created and never started";
+  }
+  return undefined;
+}
+
+/** Removes every managed container that sweepReason condemns. Returns what was removed and why. */
+export async function sweepContainers(
+  docker: Dockerode,
+  options: { ownManagerId?: string; logger?: Logger } = {},
+): Promise<SweptContainer[]> {
+  const containers = await docker.listContainers({
+    all: true,
+    filters: { label: [`${labelKeys.managed}=true`] },
+  });
+  const swept: SweptContainer[] = [];
+  await Promise.all(
+    containers.map(async (summary) => {
+      const reason = sweepReason(summary, options.ownManagerId ? { ownManagerId: options.ownManagerId } : {});
+      if (!reason) return;
+      await removeContainer(docker.getContainer(summary.Id));
+      swept.push({ containerId: summary.Id, reason });
+      options.logger?.info({ containerId: summary.Id.slice(0, 12), reason }, "swept a sandbox container");
+    }),
+  );
+  return swept;
+}
