@@ -47,9 +47,12 @@ export function createRunRecord(options: {
   toolNames: string[];
   servers: Record<string, string>;
 }): RunRecord {
+  // Keys are created in the order they read best in the journal; unset ones are left out of the JSON.
   return {
     version: 1,
+    runId: undefined,
     startedAt: new Date().toISOString(),
+    finishedAt: undefined,
     question: options.question,
     model:
       options.model.kind === "replay"
@@ -69,6 +72,8 @@ export function createRunRecord(options: {
     })),
     servers: options.servers,
     status: "failed",
+    answer: undefined,
+    error: undefined,
     attempts: [],
     toolCalls: [],
     timings: {},

@@ -24,7 +24,10 @@ export class SessionNetworking {
    * A new session's internal network with the proxy on it, or undefined when the setting needs no
    * proxy. Throws NetworkSetupError when the proxy or the network cannot be set up.
    */
-  async attach(docker: Dockerode, options: { sessionId: string; logger?: Logger }): Promise<SessionNetwork | undefined> {
+  async attach(
+    docker: Dockerode,
+    options: { sessionId: string; logger?: Logger },
+  ): Promise<SessionNetwork | undefined> {
     if (!this.policy || this.closed) return undefined;
     const policy = this.policy;
     this.proxy ??= EgressProxy.start({
@@ -71,7 +74,11 @@ export function applySessionNetwork(
   const settings = sessionNetworkSettings(network);
   spec.NetworkDisabled = false;
   spec.NetworkingConfig = settings.networkingConfig;
-  spec.HostConfig = { ...spec.HostConfig, NetworkMode: settings.networkMode, DnsOptions: settings.dnsOptions };
+  spec.HostConfig = {
+    ...spec.HostConfig,
+    NetworkMode: settings.networkMode,
+    DnsOptions: settings.dnsOptions,
+  };
   const environment = Object.entries(settings.environment).map(([key, value]) => `${key}=${value}`);
   const keys = new Set(Object.keys(settings.environment));
   spec.Env = [...(spec.Env ?? []).filter((entry) => !keys.has(entry.split("=")[0] ?? "")), ...environment];

@@ -8,7 +8,12 @@ const docker = new Dockerode();
 const made: string[] = [];
 
 async function makeNetwork(name: string, labels: Record<string, string>): Promise<string> {
-  const network = await docker.createNetwork({ Name: name, Internal: true, Labels: labels, CheckDuplicate: true });
+  const network = await docker.createNetwork({
+    Name: name,
+    Internal: true,
+    Labels: labels,
+    CheckDuplicate: true,
+  });
   made.push(network.id);
   return network.id;
 }
@@ -22,8 +27,14 @@ describe("sweepNetworks", () => {
     const later = new Date(Date.now() + 3600_000);
     const live = buildLabels({ managerId: `sweep-live-${process.pid}`, deadline: later });
     // A pid that cannot exist (above pid_max) stands for an owner that died.
-    const dead = { ...buildLabels({ managerId: `sweep-dead-${process.pid}`, deadline: later }), [labelKeys.ownerPid]: "99999999" };
-    const expired = buildLabels({ managerId: `sweep-expired-${process.pid}`, deadline: new Date(Date.now() - 1000) });
+    const dead = {
+      ...buildLabels({ managerId: `sweep-dead-${process.pid}`, deadline: later }),
+      [labelKeys.ownerPid]: "99999999",
+    };
+    const expired = buildLabels({
+      managerId: `sweep-expired-${process.pid}`,
+      deadline: new Date(Date.now() - 1000),
+    });
     const liveId = await makeNetwork(`codeaction-sweep-live-${process.pid}`, live);
     const deadId = await makeNetwork(`codeaction-sweep-dead-${process.pid}`, dead);
     const expiredId = await makeNetwork(`codeaction-sweep-expired-${process.pid}`, expired);

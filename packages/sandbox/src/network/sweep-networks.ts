@@ -33,7 +33,8 @@ export async function sweepNetworks(
       options.logger?.info({ network: network.Name, reason }, "swept a sandbox network");
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
-      if (status !== 404) options.logger?.debug({ network: network.Name, status }, "network still in use; next sweep");
+      if (status !== 404)
+        options.logger?.debug({ network: network.Name, status }, "network still in use; next sweep");
     }
   }
   return swept;
