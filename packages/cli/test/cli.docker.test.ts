@@ -52,8 +52,17 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
     expect(run.stdout.trim().split("\n")).toHaveLength(1);
 
     const [record] = await journal(cwd);
-    expect(record).toMatchObject({ status: "ok", question: demoQuestion, pattern: "code-action", answer: run.stdout.trim() });
-    const attempts = record!.attempts as { program: string; status: string; toolCalls: { tool: string; status: string }[] }[];
+    expect(record).toMatchObject({
+      status: "ok",
+      question: demoQuestion,
+      pattern: "code-action",
+      answer: run.stdout.trim(),
+    });
+    const attempts = record!.attempts as {
+      program: string;
+      status: string;
+      toolCalls: { tool: string; status: string }[];
+    }[];
     expect(attempts).toHaveLength(1);
     expect(attempts[0]!.program).toContain("orders = load_orders()");
     expect(attempts[0]!.toolCalls).toMatchObject([{ tool: "load_orders", status: "ok" }]);
@@ -121,7 +130,9 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
     expect(run.stdout.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toContain("orders = load_orders()");
     expect(run.stderr).toMatch(/tool call load_orders: ok, 500 items/);
-    expect(run.stderr).toMatch(/timings, attempt 1 \(ok\): model [\d.]+ s, container start [\d.]+ s, run [\d.]+ s/);
+    expect(run.stderr).toMatch(
+      /timings, attempt 1 \(ok\): model [\d.]+ s, container start [\d.]+ s, run [\d.]+ s/,
+    );
   });
 
   it("fails with one line and exit 1 when every attempt fails, and journals both programs", async () => {
@@ -174,16 +185,30 @@ describe("codeaction sandbox run", () => {
   it("reports a program killed for memory, and one killed at its time limit", async () => {
     const greedy = join(folder, "greedy.py");
     await writeFile(greedy, 'blocks = [bytearray(50_000_000) for _ in range(20)]\nprint("got 1 GB")\n');
-    const memory = await runCli(["sandbox", "run", greedy, "--memory", "256M", "--cpus", "1", "--timeout", "30"]);
+    const memory = await runCli([
+      "sandbox",
+      "run",
+      greedy,
+      "--memory",
+      "256M",
+      "--cpus",
+      "1",
+      "--timeout",
+      "30",
+    ]);
     expect(memory.exitCode).toBe(1);
     expect(memory.stdout).not.toContain("got 1 GB");
-    expect(memory.stderr).toMatch(/\[sandbox\] exit 137: killed by the kernel for going over its memory limit \(256M\)/);
+    expect(memory.stderr).toMatch(
+      /\[sandbox\] exit 137: killed by the kernel for going over its memory limit \(256M\)/,
+    );
 
     const slow = join(folder, "slow.py");
     await writeFile(slow, "while True:\n    pass\n");
     const time = await runCli(["sandbox", "run", slow, "--timeout", "3"]);
     expect(time.exitCode).toBe(1);
-    expect(time.stderr).toMatch(/\[sandbox\] timed out after 3 s; the program and every process it started were killed/);
+    expect(time.stderr).toMatch(
+      /\[sandbox\] timed out after 3 s; the program and every process it started were killed/,
+    );
   });
 });
 
@@ -193,8 +218,12 @@ describe("codeaction doctor", () => {
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toMatch(/^ok\s+Docker endpoint/m);
     expect(run.stdout).toMatch(/^ok\s+Image\s+codeaction\/python:3\.11 present/m);
-    expect(run.stdout).toMatch(/^ok\s+Memory limit\s+asked for 256M, the container's cgroup says \d+ \(enforced\)/m);
-    expect(run.stdout).toMatch(/^ok\s+Pids limit\s+asked for 64, the container's cgroup says 64 \(enforced\)/m);
+    expect(run.stdout).toMatch(
+      /^ok\s+Memory limit\s+asked for 256M, the container's cgroup says \d+ \(enforced\)/m,
+    );
+    expect(run.stdout).toMatch(
+      /^ok\s+Pids limit\s+asked for 64, the container's cgroup says 64 \(enforced\)/m,
+    );
     expect(run.stdout).toMatch(/^ok\s+Privileges\s+capabilities none, no-new-privileges on/m);
     expect(run.stdout).toContain("code-action can run here.");
   });

@@ -31,7 +31,7 @@ export function createProgress(options: {
 
   const render = () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const width = Math.max(20, (stream.columns ?? 80) - 1);
+    const width = Math.max(20, (stream.columns || 80) - 1);
     const line = `${frames[frame % frames.length]} ${current} (${seconds}s)`.slice(0, width);
     frame += 1;
     stream.write(`\r\u001b[K${line}`);

@@ -1,0 +1,48 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createProgress } from "./progress.ts";
+
+function capture(options: { isTTY: boolean; columns?: number }) {
+  const stream = Object.assign(new PassThrough(), options);
+  let text = "";
+  stream.on("data", (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return { stream, text: () => text };
+}
+
+describe("createProgress", () => {
+  it("prints each new step once as a plain line when the stream is not a terminal", () => {
+    const output = capture({ isTTY: false });
+    const progress = createProgress({ stream: output.stream });
+    progress.update("reading orders.csv");
+    progress.update("reading orders.csv");
+    progress.update("waiting for the model");
+    progress.note("model: a REPLAY");
+    progress.stop();
+    expect(output.text()).toBe(
+      "[codeaction] reading orders.csv\n[codeaction] waiting for the model\nmodel: a REPLAY\n",
+    );
+  });
+
+  it("rewrites one line on a terminal, fits it to the width, and clears it on stop", () => {
+    const output = capture({ isTTY: true, columns: 30 });
+    const progress = createProgress({ stream: output.stream });
+    progress.update("running the program (attempt 1) in the sandbox");
+    progress.stop();
+    const text = output.text();
+    expect(text.startsWith("\r\u001b[K")).toBe(true);
+    expect(text.endsWith("\r\u001b[K")).toBe(true);
+    expect(text).not.toContain("\n");
+    const line = text.split("\r\u001b[K")[1]!;
+    expect(line.length).toBeLessThanOrEqual(29);
+  });
+
+  it("uses 80 columns when a terminal reports none", () => {
+    const output = capture({ isTTY: true, columns: 0 });
+    const progress = createProgress({ stream: output.stream });
+    progress.update("x".repeat(200));
+    progress.stop();
+    expect(output.text().split("\r\u001b[K")[1]!.length).toBe(79);
+  });
+});
