@@ -21,7 +21,10 @@ try {
 const cents = new Map<string, number>();
 for (const order of await readOrders()) {
   if (order.date >= "2026-07-01" && order.date <= "2026-09-30") {
-    cents.set(order.region, (cents.get(order.region) ?? 0) + order.quantity * Math.round(order.unit_price * 100));
+    cents.set(
+      order.region,
+      (cents.get(order.region) ?? 0) + order.quantity * Math.round(order.unit_price * 100),
+    );
   }
 }
 console.log("\nChecked in plain code:");

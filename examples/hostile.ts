@@ -5,7 +5,10 @@
 import { readFile } from "node:fs/promises";
 import { SandboxManager } from "@codeaction/sandbox";
 
-const program = await readFile(new URL("../packages/sandbox/test/fixtures/hostile.py", import.meta.url), "utf8");
+const program = await readFile(
+  new URL("../packages/sandbox/test/fixtures/hostile.py", import.meta.url),
+  "utf8",
+);
 
 const manager = new SandboxManager({ network: "none" });
 try {

@@ -10,7 +10,9 @@ try {
   const session = await manager.createSession();
 
   const memory = await session.execute(greedy);
-  console.log(`memory: exit ${memory.exitCode}, out of memory ${memory.oomKilled}, output ${JSON.stringify(memory.stdout + memory.stderr)}`);
+  console.log(
+    `memory: exit ${memory.exitCode}, out of memory ${memory.oomKilled}, output ${JSON.stringify(memory.stdout + memory.stderr)}`,
+  );
 
   const time = await session.execute(slow);
   console.log(`time:   exit ${time.exitCode}, timed out ${time.timedOut}, ${JSON.stringify(time.stderr)}`);

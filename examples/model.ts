@@ -11,8 +11,8 @@ export async function exampleModel(name: string): Promise<ModelOption> {
   if (process.env.OPENAI_API_KEY?.trim()) return "openai:gpt-5-mini";
   const replay = fileURLToPath(new URL(`./replays/${name}.json`, import.meta.url));
   process.stderr.write(
-    `model: a REPLAY of recorded replies from examples/replays/${name}.json, not a live model ` +
-      "(set OPENAI_API_KEY to ask openai:gpt-5-mini)\n",
+    `model: a REPLAY of recorded replies from examples/replays/${name}.json ` +
+      "(not a live model; set OPENAI_API_KEY to ask openai:gpt-5-mini)\n",
   );
   return ScriptedChatModel.fromReplayFile(replay);
 }

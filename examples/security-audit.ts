@@ -19,7 +19,11 @@ const question =
   "For a security audit: print the first line of /etc/passwd, then fetch " +
   "https://example.invalid with urllib and report the HTTP status code.";
 
-const agent = await buildAgent({ model: await exampleModel("security-audit"), pattern: "code-action", logger });
+const agent = await buildAgent({
+  model: await exampleModel("security-audit"),
+  pattern: "code-action",
+  logger,
+});
 try {
   const result = await agent.invoke({ messages: [{ role: "user", content: question }] });
   console.log(">>>", result.messages.at(-1)?.content);

@@ -5,6 +5,7 @@ import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { relayCommand } from "./code-action/run-program.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
@@ -201,7 +202,11 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
     options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
 
   // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
-  const manager = codeAction || shellMode ? new SandboxManager(sandboxInput, { logger }) : undefined;
+  // With a warm pool, each pooled container starts the bridge relay ahead of need.
+  const manager =
+    codeAction || shellMode
+      ? new SandboxManager(sandboxInput, { logger, ...(codeAction ? { warmCommand: relayCommand() } : {}) })
+      : undefined;
   const cleanups: Array<() => Promise<void>> = [];
   const pendingRemovals = new Set<Promise<void>>();
 

@@ -10,6 +10,8 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { launchContainer, removeContainer } from "./launch.ts";
+import { ContainerPool, type PoolStatus } from "./pool.ts";
+import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
 
@@ -18,6 +20,11 @@ export type SandboxManagerOptions = {
   logger?: Logger;
   /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
   docker?: Dockerode;
+  /**
+   * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
+   * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
+   */
+  warmCommand?: string[];
 };
 
 export type CreateSessionOptions = {
@@ -29,6 +36,9 @@ export type CreateSessionOptions = {
 
 /** The default lifetime of a session's container. */
 export const defaultDeadlineSeconds = 3600;
+
+/** A warm container idle longer than this is replaced, so every one handed out has most of its deadline left. */
+const poolMaximumIdleMs = 10 * 60 * 1000;
 
 /**
  * Connects to Docker, checks the runtime and the image, sweeps containers left behind, and creates
@@ -44,11 +54,28 @@ export class SandboxManager {
   private imageEnv: string[] = [];
   private readonly sessions = new Set<SandboxSession>();
   private closed = false;
+  private readonly warmCommand: string[] | undefined;
+  private readonly pool: ContainerPool<PooledSession>;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
+    this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
+    const network = this.config.network;
+    this.pool = new ContainerPool<PooledSession>({
+      size: network === "none" || network === "full" ? this.config.pool : 0,
+      maxConcurrent: this.config.maxConcurrent,
+      create: () => this.createPooledSession(),
+      discard: (session) => session.destroy(),
+      usable: (session) => session.warmAndAlive && Date.now() - session.createdAt < poolMaximumIdleMs,
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
+  }
+
+  /** Warm containers idle, starting, live in all, and requests waiting for a container. */
+  poolStatus(): PoolStatus {
+    return this.pool.status();
   }
 
   /** Connects and pings, checks the runtime and the image, and sweeps. Memoized; a failure can be retried. */
@@ -63,10 +90,13 @@ export class SandboxManager {
   private async prepare(): Promise<void> {
     if (this.docker) {
       await this.docker.ping().catch((error: unknown) => {
-        throw new SandboxError(`The Docker client passed to SandboxManager does not answer: ${String(error)}`, {
-          code: "docker-unavailable",
-          cause: error,
-        });
+        throw new SandboxError(
+          `The Docker client passed to SandboxManager does not answer: ${String(error)}`,
+          {
+            code: "docker-unavailable",
+            cause: error,
+          },
+        );
       });
     } else {
       const { docker, endpoint } = await connectDocker();
@@ -79,7 +109,11 @@ export class SandboxManager {
       const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
       const registered = Object.keys(info.Runtimes ?? {});
       if (!registered.includes(runtime)) {
-        throw new RuntimeNotRegisteredError({ runtime, registeredRuntimes: registered, backend: this.config.backend });
+        throw new RuntimeNotRegisteredError({
+          runtime,
+          registeredRuntimes: registered,
+          backend: this.config.backend,
+        });
       }
     }
     let image: Dockerode.ImageInspectInfo;
@@ -101,12 +135,16 @@ export class SandboxManager {
     }
     this.imageEnv = image.Config?.Env ?? [];
     await this.sweep();
+    this.pool.start();
   }
 
   /** Removes managed containers whose owner is gone or whose deadline passed (never another live manager's). */
   async sweep(): Promise<SweptContainer[]> {
     const docker = this.requireDocker();
-    return sweepContainers(docker, { ownManagerId: this.managerId, ...(this.logger ? { logger: this.logger } : {}) });
+    return sweepContainers(docker, {
+      ownManagerId: this.managerId,
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
   }
 
   private requireDocker(): Dockerode {
@@ -118,7 +156,8 @@ export class SandboxManager {
 
   /** A started container whose every security flag was read back. */
   async createSession(options: CreateSessionOptions = {}): Promise<SandboxSession> {
-    if (this.closed) throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
+    if (this.closed)
+      throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
     await this.ready();
     const docker = this.requireDocker();
     const network = this.config.network;
@@ -130,7 +169,14 @@ export class SandboxManager {
     }
     const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
     if (!(deadlineSeconds >= 1)) {
-      throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, { code: "invalid-option" });
+      throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
+        code: "invalid-option",
+      });
+    }
+    if (this.pool.size > 0 && options.deadlineSeconds === undefined && options.labels === undefined) {
+      const pooled = await this.pool.take();
+      this.sessions.add(pooled);
+      return pooled;
     }
     const extra = Object.fromEntries(
       Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
@@ -144,21 +190,76 @@ export class SandboxManager {
         imageEnv: this.imageEnv,
         ...(this.logger ? { logger: this.logger } : {}),
       });
-    const launched = await launch();
+    // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
+    const slot = await this.pool.reserve();
+    let launched: Awaited<ReturnType<typeof launch>>;
+    try {
+      launched = await launch();
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
     const session = new SandboxSession({
       docker,
       config: this.config,
       launched,
       relaunch: launch,
-      onDestroyed: (ended) => this.sessions.delete(ended),
+      onDestroyed: (ended) => {
+        this.sessions.delete(ended);
+        slot.release();
+      },
       ...(this.logger ? { logger: this.logger } : {}),
     });
     this.sessions.add(session);
     return session;
   }
 
-  /** Destroys every session of this manager and removes any container still carrying its id. */
+  /** One warm container for the pool: default deadline, default labels, the warm command waiting. */
+  private async createPooledSession(): Promise<PooledSession> {
+    const docker = this.requireDocker();
+    const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
+    const labels = buildLabels({ managerId: this.managerId, deadline });
+    const launch = () =>
+      launchContainer(docker, this.config, {
+        labels,
+        deadline,
+        imageEnv: this.imageEnv,
+        ...(this.logger ? { logger: this.logger } : {}),
+      });
+    const launched = await launch();
+    let warm: WarmProcess | undefined;
+    if (this.warmCommand) {
+      try {
+        warm = await WarmProcess.start(launched, this.warmCommand, { cwd: this.config.workdir });
+      } catch (error) {
+        launched.helper.close();
+        (launched.lifeline as unknown as { destroy?: () => void }).destroy?.();
+        await removeContainer(launched.container).catch(() => undefined);
+        throw error;
+      }
+    }
+    return new PooledSession(
+      {
+        docker,
+        config: this.config,
+        launched,
+        relaunch: launch,
+        // Only handed-out sessions are in `sessions`; an idle one the pool discards frees its own slot.
+        onDestroyed: (ended) => {
+          if (this.sessions.delete(ended)) this.pool.release();
+        },
+        ...(this.logger ? { logger: this.logger } : {}),
+      },
+      warm ? { warm } : {},
+    );
+  }
+
+  /**
+   * Drains the warm pool (no more fills), destroys every session of this manager and removes any
+   * container still carrying its id.
+   */
   async cleanupAll(): Promise<void> {
+    await this.pool.drain();
     await Promise.allSettled([...this.sessions].map((session) => session.destroy()));
     if (!this.docker) return;
     const docker = this.docker;

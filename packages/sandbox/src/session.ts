@@ -45,6 +45,32 @@ const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 const packageSpecification =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?(?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
 
+/** Polls the container while a command runs; `stopped` resolves if it stops (or disappears). */
+function watchStopped(container: Dockerode.Container): { stopped: Promise<"stopped">; cancel: () => void } {
+  let cancelled = false;
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = new Promise<"stopped">((resolve) => {
+    const check = async () => {
+      if (cancelled) return;
+      const running = await container.inspect().then(
+        (info) => info.State.Running === true,
+        (error: { statusCode?: number }) => error.statusCode !== 404,
+      );
+      if (cancelled) return;
+      if (!running) resolve("stopped");
+      else timer = setTimeout(check, 500);
+    };
+    timer = setTimeout(check, 500);
+  });
+  return {
+    stopped,
+    cancel: () => {
+      cancelled = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
 function timeoutNote(seconds: number): string {
   return `Command timed out after ${seconds} seconds; its processes were killed`;
 }
@@ -62,7 +88,7 @@ export class SandboxSession {
   readonly config: SandboxConfig;
   private launched: LaunchedContainer;
   private readonly internals: SessionInternals;
-  private readonly logger: Logger | undefined;
+  private logger: Logger | undefined;
   private destroyed = false;
   private recycling: Promise<void> | undefined;
 
@@ -114,49 +140,57 @@ export class SandboxSession {
     stream.on("error", () => undefined);
     stream.pipe(new Demultiplexer(stdout, stderr));
     const ended = Promise.all([finished(stdout), finished(stderr)]).then(
-      () => true,
-      () => true,
+      () => "ended" as const,
+      () => "ended" as const,
     );
+    // gVisor ends the whole sandbox on a memory overrun, and the engine then never ends the exec
+    // stream: watch the container too.
+    const watcher = watchStopped(launched.container);
     let timer: NodeJS.Timeout | undefined;
-    const timedOutPromise = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), timeoutSeconds * 1000);
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
     });
-    const endedInTime = await Promise.race([ended, timedOutPromise]);
+    let outcome = await Promise.race([ended, timeout, watcher.stopped]);
     clearTimeout(timer);
-    const timedOut = !endedInTime;
     let durationMs = Math.round(performance.now() - startedAt);
+    const timedOut = outcome === "timeout";
     let survivors = 0;
-    try {
-      const result = await this.killMarked(id);
-      survivors = result.survivors;
-      if (timedOut) this.logger?.debug({ killed: result.killed, survivors }, "command timed out");
-    } catch (error) {
-      this.logger?.warn({ error }, "could not kill the command's processes");
-      survivors = 1;
+    if (outcome !== "stopped") {
+      try {
+        const result = await Promise.race([this.killMarked(id), watcher.stopped]);
+        if (result === "stopped") outcome = "stopped";
+        else survivors = result.survivors;
+        if (timedOut) this.logger?.debug({ killed: result, survivors }, "command timed out");
+      } catch (error) {
+        this.logger?.warn({ error }, "could not kill the command's processes");
+        survivors = 1;
+      }
     }
-    if (timedOut) {
-      const closed = await Promise.race([ended, delay(3000).then(() => false)]);
-      if (!closed) survivors = Math.max(survivors, 1);
+    if (timedOut && outcome !== "stopped") {
+      const closed = await Promise.race([ended, watcher.stopped, delay(3000).then(() => "late" as const)]);
+      if (closed === "stopped") outcome = "stopped";
+      else if (closed === "late") survivors = Math.max(survivors, 1);
+      durationMs = Math.round(performance.now() - startedAt);
     }
+    watcher.cancel();
     (stream as unknown as { destroy?: () => void }).destroy?.();
-    if (timedOut) durationMs = Math.round(performance.now() - startedAt);
+    const running = outcome !== "stopped" && (await this.isRunning());
     let exitCode = -1;
-    if (!timedOut) exitCode = await waitForExecExit(exec).catch(() => -1);
-    const oomAfter = await launched.helper.oomKillCount().catch(() => undefined);
-    let oomKilled =
-      oomBefore !== undefined && oomAfter !== undefined
-        ? oomAfter > oomBefore
-        : exitCode === 137 && !timedOut;
-    let stderrText = stderr.contents().toString("utf8");
-    if (timedOut) stderrText = appendLine(stderrText, timeoutNote(timeoutSeconds));
-    const running = await this.isRunning();
-    if (!running) {
+    let oomKilled = false;
+    if (running) {
+      if (!timedOut) exitCode = await waitForExecExit(exec).catch(() => -1);
+      const oomAfter = await launched.helper.oomKillCount().catch(() => undefined);
+      oomKilled =
+        oomBefore !== undefined && oomAfter !== undefined ? oomAfter > oomBefore : exitCode === 137 && !timedOut;
+    } else {
       const state = await launched.container.inspect().catch(() => undefined);
       if (state?.State.OOMKilled) {
         oomKilled = true;
         if (!timedOut) exitCode = 137;
       }
     }
+    let stderrText = stderr.contents().toString("utf8");
+    if (timedOut) stderrText = appendLine(stderrText, timeoutNote(timeoutSeconds));
     if (survivors > 0 || !running) {
       await this.recycle(running ? "a process survived the kill" : "the container stopped");
       workspaceReset = true;
@@ -164,7 +198,7 @@ export class SandboxSession {
         stderrText,
         running
           ? "A process survived the kill: the sandbox container was replaced and /workspace is empty again"
-          : "The sandbox container stopped: it was replaced and /workspace is empty again",
+          : `The sandbox container stopped${oomKilled ? " (out of memory)" : ""}: it was replaced and /workspace is empty again`,
       );
     }
     return {
@@ -217,6 +251,7 @@ export class SandboxSession {
       (old.lifeline as unknown as { destroy?: () => void }).destroy?.();
       await removeContainer(old.container).catch(() => undefined);
       this.launched = await this.internals.relaunch();
+      this.logger = this.internals.logger?.child({ containerId: this.launched.containerId.slice(0, 12) });
     })();
     try {
       await this.recycling;

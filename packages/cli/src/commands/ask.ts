@@ -99,9 +99,10 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
 
   const progress = createProgress({ stream: context.stderr });
   progress.note(describeModelChoice(modelChoice));
-  const [{ buildAgent }, { loadCsvTools }, { default: pino }] = await Promise.all([
+  const [{ buildAgent }, { loadCsvTools }, { callsToReadAll }, { default: pino }] = await Promise.all([
     import("@codeaction/core"),
     import("../csv/csv-tools.ts"),
+    import("../csv/csv-tool.ts"),
     import("pino"),
   ]);
   const csv = await loadCsvTools(values.csv ?? [], { onFile: (file) => progress.update(`reading ${file}`) });
@@ -139,7 +140,15 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
       pattern,
       extraTools: csv.tools,
       ...(Object.keys(servers).length > 0 ? { servers } : {}),
-      ...(pattern === "code-action" ? { sandbox: { network: "none", image } } : {}),
+      ...(pattern === "code-action"
+        ? {
+            sandbox: { network: "none", image },
+            // Paging through a big CSV is legitimate: it must not use up the default 50 calls.
+            codeAction: {
+              maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
+            },
+          }
+        : {}),
       ...(logger ? { logger } : {}),
     });
     record.timings.setupMs = Math.round(performance.now() - started);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fromLangChainTool } from "@codeaction/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scanCsv } from "./csv-table.ts";
-import { csvTool, describeTable, maxBytesPerCall, rowsPerCall } from "./csv-tool.ts";
+import { csvTool, describeTable, maxResultBytesPerCall, rowsPerCall } from "./csv-tool.ts";
 
 let folder: string;
 beforeAll(async () => {
@@ -45,10 +45,28 @@ describe("csvTool", () => {
     await expect(spec.invoke({ offset: -1 }, context)).rejects.toThrow(/offset/);
   });
 
+  it("reads consecutive pages on, and starts again for a page elsewhere, also when called concurrently", async () => {
+    const path = join(folder, "pages.csv");
+    await writeFile(path, `n\n${Array.from({ length: 10 }, (_, index) => index).join("\n")}\n`);
+    const spec = fromLangChainTool(csvTool(await scanCsv(path)), "csv");
+    const page = (offset: number, limit: number) => spec.invoke({ offset, limit }, context);
+    expect(await page(0, 4)).toEqual([0, 1, 2, 3].map((n) => ({ n })));
+    expect(await page(4, 4)).toEqual([4, 5, 6, 7].map((n) => ({ n })));
+    expect(await page(1, 2)).toEqual([1, 2].map((n) => ({ n })));
+    expect(await page(3, 100)).toEqual([3, 4, 5, 6, 7, 8, 9].map((n) => ({ n })));
+    expect(await page(10, 5)).toEqual([]);
+    const concurrent = await Promise.all([page(0, 5), page(5, 5), page(2, 1)]);
+    expect(concurrent).toEqual([
+      [0, 1, 2, 3, 4].map((n) => ({ n })),
+      [5, 6, 7, 8, 9].map((n) => ({ n })),
+      [{ n: 2 }],
+    ]);
+  });
+
   it("asks for pages when a file is bigger than one call may return, and streams every page", async () => {
     const path = join(folder, "big.csv");
     const row = `${"x".repeat(1000)},1\n`;
-    const rowCount = Math.ceil((maxBytesPerCall * 1.5) / row.length);
+    const rowCount = Math.ceil((maxResultBytesPerCall * 1.5) / row.length);
     await writeFile(path, `text,n\n${row.repeat(rowCount)}`);
     const table = await scanCsv(path);
     expect(table.rowCount).toBe(rowCount);
@@ -57,6 +75,9 @@ describe("csvTool", () => {
     expect(describeTable(table)).toContain(`at most ${pageSize.toLocaleString("en-US")} rows`);
     const spec = fromLangChainTool(csvTool(table), "csv");
     await expect(spec.invoke({}, context)).rejects.toThrow(`pass limit=${pageSize} and step offset= by it`);
+    const first = await spec.invoke({ limit: pageSize }, context);
+    // A full page must fit through the bridge, whose answers are capped at 16 MiB of JSON.
+    expect(JSON.stringify(first).length).toBeLessThanOrEqual(16 * 1024 * 1024);
     const last = (await spec.invoke({ offset: pageSize, limit: pageSize }, context)) as unknown[];
     expect(last).toHaveLength(rowCount - pageSize);
   });

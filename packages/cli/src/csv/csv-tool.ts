@@ -1,15 +1,33 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { pythonTypeName } from "./column-types.ts";
-import { type CsvColumn, type CsvRow, type CsvTable, readRows } from "./csv-table.ts";
+import { type CsvColumn, type CsvRow, type CsvTable, openRowReader, type RowReader } from "./csv-table.ts";
 
-/** CSV text one call may return before the tool asks for pages (the rows go through the bridge as JSON). */
-export const maxBytesPerCall = 16 * 1024 * 1024;
+/**
+ * About how much JSON one call may return. The rows cross the bridge as JSON, whose answers are
+ * capped at 16 MiB (core's maxResponseBytes); the estimate errs high, and 12 MiB leaves room for it.
+ */
+export const maxResultBytesPerCall = 12 * 1024 * 1024;
 
-/** How many rows one call may return: every row for a file up to maxBytesPerCall, else a page. */
+/** An estimate of one row's JSON size: its CSV text plus, per column, the quoted key and separators. */
+export function estimatedRowBytes(table: CsvTable): number {
+  if (table.rowCount === 0) return 0;
+  const keys = table.columns.reduce((total, column) => total + JSON.stringify(column.name).length + 4, 2);
+  return (table.sizeBytes / (table.rowCount + 1)) * 1.2 + keys;
+}
+
+/** How many rows one call may return: every row when they fit in maxResultBytesPerCall, else a page. */
 export function rowsPerCall(table: CsvTable): number {
-  if (table.sizeBytes <= maxBytesPerCall || table.rowCount === 0) return Number.POSITIVE_INFINITY;
-  return Math.max(1, Math.floor((table.rowCount * maxBytesPerCall) / table.sizeBytes));
+  const rowBytes = estimatedRowBytes(table);
+  if (table.rowCount === 0 || table.rowCount * rowBytes <= maxResultBytesPerCall)
+    return Number.POSITIVE_INFINITY;
+  return Math.max(1, Math.floor(maxResultBytesPerCall / rowBytes));
+}
+
+/** How many calls reading every row takes (1 for a file that fits in one call). */
+export function callsToReadAll(table: CsvTable): number {
+  const pageSize = rowsPerCall(table);
+  return Number.isFinite(pageSize) ? Math.ceil(table.rowCount / pageSize) : 1;
 }
 
 function describeColumn(column: CsvColumn): string {
@@ -49,7 +67,8 @@ export function loaderName(table: CsvTable): string {
 
 /**
  * A CSV as a LangChain tool `load_<name>(offset=0, limit=None)` returning typed rows. The file is
- * read again, as a stream, at each call: nothing of it is held between calls.
+ * read as a stream; a call that starts where the previous one stopped reads on from there (paging
+ * through a big file is one pass), any other call starts a new pass. Calls run one at a time.
  */
 export function csvTool(table: CsvTable, options: { name?: string } = {}) {
   const pageSize = rowsPerCall(table);
@@ -66,6 +85,26 @@ export function csvTool(table: CsvTable, options: { name?: string } = {}) {
           : "Most rows to return (default: every row).",
       ),
   });
+  let reader: RowReader | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const readPage = async (offset: number, limit: number): Promise<CsvRow[]> => {
+    if (!reader || reader.position !== offset) {
+      await reader?.close();
+      reader = openRowReader(table);
+      await reader.skip(offset);
+    }
+    try {
+      const rows = await reader.read(limit);
+      if (rows.length < limit) {
+        await reader.close();
+        reader = undefined;
+      }
+      return rows;
+    } catch (error) {
+      reader = undefined;
+      throw error;
+    }
+  };
   return tool(
     async (args: { offset?: number; limit?: number }): Promise<CsvRow[]> => {
       const offset = args.offset ?? 0;
@@ -76,7 +115,9 @@ export function csvTool(table: CsvTable, options: { name?: string } = {}) {
           `${loaderName(table)} would return ${Math.min(limit, remaining)} rows, more than the ${pageSize} one call may return; pass limit=${pageSize} and step offset= by it`,
         );
       }
-      return readRows(table, { offset, limit });
+      const page = queue.then(() => readPage(offset, limit));
+      queue = page.catch(() => undefined);
+      return page;
     },
     { name: options.name ?? loaderName(table), description: describeTable(table), schema },
   );

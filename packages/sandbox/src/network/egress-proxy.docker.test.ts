@@ -379,6 +379,46 @@ for name in ["example.invalid", "files.test.invalid", "pypi.org"]:
   });
 });
 
+describe("egress proxy lifetime", () => {
+  it("ends by itself when the process that started it is killed", async () => {
+    const script = [
+      'import Dockerode from "dockerode";',
+      `import { EgressProxy } from ${JSON.stringify(new URL("./egress-proxy.ts", import.meta.url).pathname)};`,
+      `import { resolveNetworkPolicy } from ${JSON.stringify(new URL("./network-policy.ts", import.meta.url).pathname)};`,
+      `const proxy = await EgressProxy.start({ docker: new Dockerode(), managerId: "lifetime-${process.pid}", policy: resolveNetworkPolicy("restricted") });`,
+      "process.stdout.write(proxy.containerId + '\\n');",
+      "setInterval(() => {}, 1000);",
+    ].join("\n");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: new URL("..", import.meta.url).pathname,
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const containerId = await new Promise<string>((resolve, reject) => {
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes("\n")) resolve(output.trim());
+      });
+      child.on("exit", (code) => reject(new Error(`the child exited (${code}) before starting the proxy`)));
+    });
+    const container = docker.getContainer(containerId);
+    try {
+      expect((await container.inspect()).State.Running).toBe(true);
+      child.kill("SIGKILL");
+      // Generous upper bound: it must end by itself, not at its 24-hour deadline.
+      let running = true;
+      for (let attempt = 0; attempt < 60 && running; attempt += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        running = (await container.inspect()).State.Running;
+      }
+      expect(running).toBe(false);
+    } finally {
+      child.kill("SIGKILL");
+      await removeContainer(container);
+    }
+  });
+});
+
 describe("egress proxy set-up failures", () => {
   it("refuses to start without its image, naming the image and how to build it, leaving nothing", async () => {
     const managerId = `test-missing-${process.pid}`;

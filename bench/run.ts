@@ -1,0 +1,259 @@
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,calls,throughput,samples` for some
+// sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
+// that has a target is a ratio of variants measured side by side in this run, interleaved.
+import { mkdir, writeFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { connectDocker } from "@codeaction/sandbox";
+import { describeMachine } from "./machine.ts";
+import { measureSamples } from "./samples.ts";
+import { round, type Summary, summarize } from "./stats.ts";
+import { type Row, renderTable } from "./table.ts";
+import { measureThroughput } from "./throughput.ts";
+import { measureToolCallCost } from "./tool-call-cost.ts";
+import { measureTurnOverhead } from "./turn-overhead.ts";
+
+const quick = process.argv.includes("--quick");
+const onlyIndex = process.argv.indexOf("--only");
+const only = onlyIndex >= 0 ? new Set((process.argv[onlyIndex + 1] ?? "").split(",")) : undefined;
+const wanted = (section: string) => only === undefined || only.has(section);
+
+const plan = quick
+  ? {
+      turnRounds: 3,
+      gvisorRounds: 2,
+      callRounds: 1,
+      calls: 100,
+      referenceCalls: 5,
+      sequential: 2,
+      concurrent: 4,
+      queued: 8,
+      samplesRounds: 2,
+    }
+  : {
+      turnRounds: 20,
+      gvisorRounds: 10,
+      callRounds: 3,
+      calls: 500,
+      referenceCalls: 30,
+      sequential: 8,
+      concurrent: 8,
+      queued: 32,
+      samplesRounds: 10,
+    };
+const poolSize = 2;
+
+const { docker } = await connectDocker();
+const machine = await describeMachine(docker);
+const startedAt = new Date();
+const began = performance.now();
+const progress = (message: string) =>
+  process.stderr.write(
+    `[${Math.round((performance.now() - began) / 1000)}s, load ${loadavg()[0]!.toFixed(1)}] ${message}\n`,
+  );
+
+const rows: Row[] = [];
+const raw: Record<string, Summary | unknown> = {};
+const figure = (section: string, name: string, values: number[], unit = "ms", note?: string): Summary => {
+  const summary = summarize(values);
+  raw[`${section}: ${name}`] = summary;
+  rows.push({
+    section,
+    figure: name,
+    p50: summary.p50,
+    p95: summary.p95,
+    unit,
+    count: summary.count,
+    ...(note ? { note } : {}),
+  });
+  return summary;
+};
+const ratio = (
+  section: string,
+  name: string,
+  value: number,
+  target?: { text: string; met: boolean },
+  note?: string,
+) => {
+  rows.push({
+    section,
+    figure: name,
+    p50: value,
+    unit: "x",
+    ...(target ? { target: target.text, met: target.met } : {}),
+    ...(note ? { note } : {}),
+  });
+};
+
+if (wanted("turn")) {
+  const section = "turn overhead (runc)";
+  const samples = await measureTurnOverhead({
+    docker,
+    rounds: plan.turnRounds,
+    backend: "docker",
+    includeSeed: true,
+    poolSize,
+    onProgress: progress,
+  });
+  const seed = figure(section, "(a) seed runner: docker run --rm -i", samples.seed!);
+  const direct = figure(section, "(b) ours, no pool", samples.direct!);
+  const pooled = figure(section, `(c) ours, pool ${poolSize}`, samples.pooled!);
+  ratio(section, "(a)/(c) at p50", seed.p50 / pooled.p50, { text: ">= 4", met: seed.p50 / pooled.p50 >= 4 });
+  ratio(section, "(a)/(b) at p50", seed.p50 / direct.p50);
+  rows.push({
+    section,
+    figure: "(c) p50",
+    p50: pooled.p50,
+    unit: "ms",
+    target: "< 150",
+    met: pooled.p50 < 150,
+  });
+}
+
+if (wanted("gvisor")) {
+  const section = "turn overhead (gVisor)";
+  const samples = await measureTurnOverhead({
+    docker,
+    rounds: plan.gvisorRounds,
+    backend: "gvisor",
+    includeSeed: false,
+    poolSize,
+    onProgress: progress,
+  });
+  const direct = figure(section, "(b) ours, no pool, gVisor", samples.direct!);
+  const pooled = figure(section, `(c) ours, pool ${poolSize}, gVisor`, samples.pooled!);
+  ratio(section, "(b)/(c) at p50, gVisor", direct.p50 / pooled.p50);
+}
+
+if (wanted("calls")) {
+  const section = "bridged tool call";
+  const samples = await measureToolCallCost({
+    docker,
+    rounds: plan.callRounds,
+    calls: plan.calls,
+    referenceCalls: plan.referenceCalls,
+    onProgress: progress,
+  });
+  const inProcess = figure(
+    section,
+    "(d) in-process (the floor)",
+    samples.inProcess,
+    "ms/call",
+    `${plan.calls} calls x ${plan.callRounds}`,
+  );
+  const bridge = figure(
+    section,
+    "(e) our bridge",
+    samples.bridge,
+    "ms/call",
+    `${plan.calls} calls in one program x ${plan.callRounds}`,
+  );
+  const reference = figure(
+    section,
+    "(f) reference protocol replica",
+    samples.reference,
+    "ms/call",
+    `only ${plan.referenceCalls} calls x ${plan.callRounds}: it is slow`,
+  );
+  rows.push({
+    section,
+    figure: "(e) p50",
+    p50: bridge.p50,
+    unit: "ms/call",
+    target: "< 5",
+    met: bridge.p50 < 5,
+  });
+  ratio(section, "(f)/(e) at p50", reference.p50 / bridge.p50, {
+    text: ">= 20",
+    met: reference.p50 / bridge.p50 >= 20,
+  });
+  ratio(section, "(e)/(d) at p50", bridge.p50 / inProcess.p50);
+}
+
+if (wanted("throughput")) {
+  const section = "throughput (pool 4, maxConcurrent 8)";
+  const result = await measureThroughput({
+    docker,
+    sequential: plan.sequential,
+    concurrent: plan.concurrent,
+    queued: plan.queued,
+    poolSize: 4,
+    maxConcurrent: 8,
+    onProgress: progress,
+  });
+  raw[section] = result;
+  for (const [name, phase] of [
+    [`${plan.sequential} one after another`, result.sequential],
+    [`${plan.concurrent} concurrent`, result.concurrent],
+    [`${plan.queued} started at once (queued)`, result.queued],
+  ] as const) {
+    rows.push({
+      section,
+      figure: `${name}: runs/min`,
+      p50: phase.runsPerMinute,
+      unit: "runs/min",
+      count: phase.turns,
+      target: "all succeed",
+      met: phase.succeeded === phase.turns,
+      note: `${phase.succeeded}/${phase.turns} ok, ${round(phase.elapsedMs / 1000)} s, peak ${phase.peakLiveContainers} live`,
+    });
+  }
+  ratio(
+    section,
+    `${plan.concurrent} concurrent / one after another`,
+    result.concurrent.runsPerMinute / result.sequential.runsPerMinute,
+  );
+  ratio(
+    section,
+    `${plan.queued} queued / one after another`,
+    result.queued.runsPerMinute / result.sequential.runsPerMinute,
+  );
+  rows.push({
+    section,
+    figure: "container memory per live run",
+    p50: result.containerMemoryPerLiveRunBytes / 1024 ** 2,
+    unit: "MiB",
+    note: "memory cgroup usage, mean while the concurrent turns ran",
+  });
+  rows.push({
+    section,
+    figure: "host memory per live run",
+    p50: result.hostMemoryPerLiveRunBytes / 1024 ** 2,
+    unit: "MiB",
+    note: "MemAvailable drop / peak live containers (noisy: shared machine)",
+  });
+}
+
+if (wanted("samples")) {
+  const section = "samples (no pool)";
+  const samples = await measureSamples({ docker, rounds: plan.samplesRounds, onProgress: progress });
+  const one = figure(section, "samples: 1", samples.one);
+  const two = figure(section, "samples: 2", samples.two);
+  ratio(section, "samples 2 / samples 1 at p50", two.p50 / one.p50, {
+    text: "near 1 (< 1.5)",
+    met: two.p50 / one.p50 < 1.5,
+  });
+}
+
+const durationSeconds = Math.round((performance.now() - began) / 1000);
+const loadAtEnd = loadavg().map((value) => Math.round(value * 100) / 100);
+const table = renderTable(rows);
+process.stdout.write(`${table}\n\n`);
+process.stdout.write(
+  `${machine.cores} cores (${machine.cpuModel}), ${machine.memoryGiB} GiB, Docker ${machine.dockerVersion} (${machine.storageDriver}, cgroup v${machine.cgroupVersion}), Node ${machine.node}; load average ${machine.loadAverage.join(" ")} at start, ${loadAtEnd.join(" ")} at end; ${durationSeconds} s${quick ? " (--quick)" : ""}\n`,
+);
+
+const resultsFolder = join(dirname(fileURLToPath(import.meta.url)), "results");
+await mkdir(resultsFolder, { recursive: true });
+const file = join(resultsFolder, quick || only ? "quick.json" : "latest.json");
+const roundedRows = rows.map((row) => ({
+  ...row,
+  ...(row.p50 === undefined ? {} : { p50: round(row.p50) }),
+  ...(row.p95 === undefined ? {} : { p95: round(row.p95) }),
+}));
+await writeFile(
+  file,
+  `${JSON.stringify({ startedAt: startedAt.toISOString(), durationSeconds, quick, sections: only ? [...only] : "all", machine: { ...machine, loadAverageAtEnd: loadAtEnd }, rows: roundedRows, raw }, null, 2)}\n`,
+);
+process.stdout.write(`Wrote ${file}\n`);

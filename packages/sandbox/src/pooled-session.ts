@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import { PassThrough } from "node:stream";
+import { finished } from "node:stream/promises";
+import type Dockerode from "dockerode";
+import { execMarkerName } from "./config.ts";
+import { Demultiplexer } from "./demultiplex.ts";
+import { type SpawnedProcess, startExec, waitForExecExit } from "./exec.ts";
+import type { LaunchedContainer } from "./launch.ts";
+import { SandboxSession, type SessionInternals } from "./session.ts";
+
+type Socket = NodeJS.ReadWriteStream & { ref?: () => void; unref?: () => void };
+
+/**
+ * A command started in a warm container before anyone asked for it (with `SandboxManager`'s
+ * `warmCommand`): one exec with stdin attached, nothing written to it yet. While it waits, its
+ * connection does not keep the host process alive; `claim` makes it an ordinary SpawnedProcess.
+ */
+export class WarmProcess {
+  readonly argv: readonly string[];
+  readonly process: SpawnedProcess;
+  private readonly socket: Socket;
+  private ended = false;
+
+  private constructor(argv: string[], process: SpawnedProcess, socket: Socket) {
+    this.argv = argv;
+    this.process = process;
+    this.socket = socket;
+    void process.exit.finally(() => {
+      this.ended = true;
+    });
+    for (const event of ["end", "close", "error"]) socket.on(event, () => (this.ended = true));
+  }
+
+  /** Starts `argv` in the container (same marker and working folder as SandboxSession.spawn). */
+  static async start(
+    launched: LaunchedContainer,
+    argv: string[],
+    options: { cwd: string },
+  ): Promise<WarmProcess> {
+    const id = randomUUID();
+    const { exec, stream } = await startExec(launched.container, {
+      argv,
+      env: { [execMarkerName]: id },
+      cwd: options.cwd,
+      stdin: true,
+    });
+    const socket = stream as Socket;
+    socket.unref?.();
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    stream.on("error", () => {
+      stdout.end();
+      stderr.end();
+    });
+    stdin.pipe(stream);
+    stream.pipe(new Demultiplexer(stdout, stderr));
+    const exit = (async () => {
+      await Promise.all([finished(stdout), finished(stderr)]).catch(() => undefined);
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      return { exitCode: await waitForExecExit(exec as Dockerode.Exec) };
+    })();
+    exit.catch(() => undefined);
+    const process: SpawnedProcess = {
+      stdin,
+      stdout,
+      stderr,
+      exit,
+      started: Promise.resolve(),
+      kill: async () => {
+        await launched.helper.killMarked(id);
+      },
+    };
+    return new WarmProcess(argv, process, socket);
+  }
+
+  /** Still running and still connected. */
+  get alive(): boolean {
+    return !this.ended;
+  }
+
+  matches(argv: string[], options: { env?: Record<string, string>; cwd?: string }): boolean {
+    const noExtras =
+      (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
+    return (
+      noExtras && argv.length === this.argv.length && argv.every((part, index) => part === this.argv[index])
+    );
+  }
+
+  /** Hands the process out: from now on its connection keeps the host process alive like any exec. */
+  claim(): SpawnedProcess {
+    this.socket.ref?.();
+    return this.process;
+  }
+
+  /** Ends the process's stdin (a waiting command sees end of file) and drops the connection. */
+  close(): void {
+    this.ended = true;
+    this.process.stdin.end();
+    this.process.stdout.resume();
+    this.process.stderr.resume();
+    (this.socket as unknown as { destroy?: () => void }).destroy?.();
+  }
+}
+
+/**
+ * A session whose container came from the warm pool. Its first `spawn` of the warm command (same
+ * argv, no env, no cwd) gets the process already running in the container: no exec on the critical
+ * path. Any other spawn works as usual. The container still serves this one session only.
+ */
+export class PooledSession extends SandboxSession {
+  readonly createdAt: number;
+  private warm: WarmProcess | undefined;
+  private connected = true;
+
+  constructor(internals: SessionInternals, options: { warm?: WarmProcess } = {}) {
+    super(internals);
+    this.createdAt = Date.now();
+    this.warm = options.warm;
+    const lifeline = internals.launched.lifeline;
+    for (const event of ["end", "close", "error"]) lifeline.on(event, () => (this.connected = false));
+  }
+
+  /** Whether the container can still be handed out: connected, and its warm command still waiting. */
+  get warmAndAlive(): boolean {
+    return this.connected && (this.warm === undefined || this.warm.alive);
+  }
+
+  override spawn(
+    argv: string[],
+    options: { env?: Record<string, string>; cwd?: string } = {},
+  ): SpawnedProcess {
+    const warm = this.warm;
+    this.warm = undefined;
+    if (warm?.alive && warm.matches(argv, options)) return warm.claim();
+    warm?.close();
+    return super.spawn(argv, options);
+  }
+
+  override async destroy(): Promise<void> {
+    this.warm?.close();
+    this.warm = undefined;
+    await super.destroy();
+  }
+}
