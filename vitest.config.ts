@@ -25,6 +25,29 @@ export default defineConfig({
           poolOptions: { forks: { maxForks: 2 } },
         },
       },
+      {
+        // The adversarial catalogue (docs/security.md): hostile programs under runc and gVisor.
+        test: {
+          name: "security",
+          include: ["tests/security/**/*.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: true,
+          poolOptions: { forks: { maxForks: 2 } },
+        },
+      },
+      {
+        // Faults of the machinery: SIGKILLed hosts, a restarted dockerd. Run alone (it restarts dockerd).
+        test: {
+          name: "faults",
+          include: ["tests/faults/**/*.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 300_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

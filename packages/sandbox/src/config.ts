@@ -18,7 +18,13 @@ export function parseSize(value: string): number | undefined {
   return Math.floor(Number(match[1]) * unit);
 }
 
-function sizeField(options: { name: string; minimum: number; maximum: number; minimumText: string; maximumText: string }) {
+function sizeField(options: {
+  name: string;
+  minimum: number;
+  maximum: number;
+  minimumText: string;
+  maximumText: string;
+}) {
   return z.union([z.string(), z.number()]).superRefine((value, context) => {
     const bytes = typeof value === "number" ? value : parseSize(value);
     if (bytes === undefined || !Number.isFinite(bytes)) {
@@ -129,7 +135,7 @@ const schemaShape = {
     .boolean()
     .refine((value) => value === false, {
       message:
-        "allowSudo: true is not supported: the sandbox always sets no-new-privileges and drops every capability, so sudo could not work. Use user: \"root\" if the code must run as root",
+        'allowSudo: true is not supported: the sandbox always sets no-new-privileges and drops every capability, so sudo could not work. Use user: "root" if the code must run as root',
     })
     .default(false),
   runtime: z.string().min(1).optional(),
@@ -169,7 +175,14 @@ function editDistance(left: string, right: string): number {
   return previous[right.length]!;
 }
 
-const networkAliases = new Set(["network_mode", "networkmode", "net", "networking", "network_access", "networkaccess"]);
+const networkAliases = new Set([
+  "network_mode",
+  "networkmode",
+  "net",
+  "networking",
+  "network_access",
+  "networkaccess",
+]);
 
 /** A hint for one unknown key: "use 'network'", the camelCase name, or "did you mean". */
 export function hintForUnknownKey(key: string): string {
@@ -196,7 +209,9 @@ export function hintForUnknownKey(key: string): string {
 export function parseSandboxConfig(given: unknown = {}): SandboxConfig {
   const input = given ?? {};
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    throw new SandboxConfigError({ issues: [`the settings must be an object, got ${JSON.stringify(input)}`] });
+    throw new SandboxConfigError({
+      issues: [`the settings must be an object, got ${JSON.stringify(input)}`],
+    });
   }
   const unknownKeys = Object.keys(input).filter((key) => !Object.hasOwn(schemaShape, key));
   if (unknownKeys.length > 0) {
@@ -212,7 +227,9 @@ export function parseSandboxConfig(given: unknown = {}): SandboxConfig {
     throw new SandboxConfigError({
       issues: parsed.error.issues.map((issue) => {
         const field = issue.path.join(".");
-        return issue.message.startsWith(field.split(".")[0] ?? "\u0000") ? issue.message : `${field}: ${issue.message}`;
+        return issue.message.startsWith(field.split(".")[0] ?? "\u0000")
+          ? issue.message
+          : `${field}: ${issue.message}`;
       }),
       cause: parsed.error,
     });

@@ -115,7 +115,10 @@ export function findSpecProblems(
     );
   }
   expect(host.ReadonlyRootfs === config.readOnlyRootfs, `ReadonlyRootfs is ${host.ReadonlyRootfs}`);
-  expect((host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"), "CapDrop does not include ALL");
+  expect(
+    (host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"),
+    "CapDrop does not include ALL",
+  );
   expect((host.CapAdd ?? []).length === 0, `CapAdd is ${JSON.stringify(host.CapAdd)}`);
   expect(
     (host.SecurityOpt ?? []).some((option: string) => /^no-new-privileges(?:[:=]true)?$/.test(option)),
@@ -142,7 +145,10 @@ export function findSpecProblems(
   const wantTmpfs = tmpfsFor(config);
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
   for (const [path, options] of Object.entries(wantTmpfs)) {
-    expect(haveTmpfs[path] === options, `tmpfs ${path} is ${JSON.stringify(haveTmpfs[path])}, not ${options}`);
+    expect(
+      haveTmpfs[path] === options,
+      `tmpfs ${path} is ${JSON.stringify(haveTmpfs[path])}, not ${options}`,
+    );
   }
   const runtime = runtimeFor(config);
   if (runtime) expect(host.Runtime === runtime, `Runtime is ${host.Runtime}, not ${runtime}`);
@@ -153,7 +159,10 @@ export function findSpecProblems(
     ...Object.entries({ ...sandboxDefaultEnv, ...config.env }).map(([key, value]) => `${key}=${value}`),
   ]);
   const extra = (info.Config.Env ?? []).filter((entry) => !allowed.has(entry));
-  expect(extra.length === 0, `unexpected environment variables: ${extra.map((entry) => entry.split("=")[0]).join(", ")}`);
+  expect(
+    extra.length === 0,
+    `unexpected environment variables: ${extra.map((entry) => entry.split("=")[0]).join(", ")}`,
+  );
   return problems;
 }
 

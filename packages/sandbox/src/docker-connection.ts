@@ -88,7 +88,8 @@ export async function connectDocker(
   );
   const attempts: EndpointAttempt[] = [];
   for (const result of results) {
-    if ("docker" in result && result.docker) return { docker: result.docker, endpoint: result.endpoint.label };
+    if ("docker" in result && result.docker)
+      return { docker: result.docker, endpoint: result.endpoint.label };
     attempts.push({ endpoint: result.endpoint.label, reason: describeFailure(result.error) });
   }
   throw new DockerUnavailableError({ attempts, cause: results.find((result) => "error" in result)?.error });

@@ -49,14 +49,21 @@ export async function startExec(
     AttachStderr: true,
     Tty: false,
   });
-  const stream = (await exec.start({ hijack: true, stdin: options.stdin, Tty: false })) as NodeJS.ReadWriteStream;
+  const stream = (await exec.start({
+    hijack: true,
+    stdin: options.stdin,
+    Tty: false,
+  })) as NodeJS.ReadWriteStream;
   return { exec, stream };
 }
 
 const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** The exit code of a finished exec. The stream can end a moment before the engine records the exit. */
-export async function waitForExecExit(exec: Dockerode.Exec, options: { timeoutMs?: number } = {}): Promise<number> {
+export async function waitForExecExit(
+  exec: Dockerode.Exec,
+  options: { timeoutMs?: number } = {},
+): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);
   for (;;) {
     const info = await exec.inspect();

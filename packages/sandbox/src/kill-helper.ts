@@ -127,7 +127,8 @@ export class KillHelper {
     (stream as unknown as { unref?: () => void }).unref?.();
     const helper = new KillHelper(stream);
     const first = await helper.read(10_000);
-    if (!first.startsWith("ready ")) throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
+    if (!first.startsWith("ready "))
+      throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
     options.logger?.debug({ helperPid: first.slice(6) }, "kill helper ready");
     return helper;
   }

@@ -89,7 +89,8 @@ export function ownerStatus(labels: Record<string, string>): "alive" | "gone" | 
   if (!Number.isInteger(pid) || pid <= 0) return "unknown";
   const bootId = labels[labelKeys.bootId];
   const sameKernel = bootId !== undefined && bootId !== "unknown" && bootId === me.bootId;
-  const sameNamespace = labels[labelKeys.ownerPidNamespace] === me.pidNamespace && me.pidNamespace !== "unknown";
+  const sameNamespace =
+    labels[labelKeys.ownerPidNamespace] === me.pidNamespace && me.pidNamespace !== "unknown";
   if (sameKernel && sameNamespace && me.start !== "unknown") {
     const start = processStartTime(pid);
     if (start === undefined) return "gone";

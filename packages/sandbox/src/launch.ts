@@ -51,7 +51,11 @@ export async function launchContainer(
     // Verify before start: nothing runs until every flag is known to have taken.
     const created = await container.inspect();
     verifyContainerSpec(created, config, { imageEnv: options.imageEnv });
-    lifeline = (await container.attach({ stream: true, stdin: true, hijack: true })) as NodeJS.ReadWriteStream;
+    lifeline = (await container.attach({
+      stream: true,
+      stdin: true,
+      hijack: true,
+    })) as NodeJS.ReadWriteStream;
     lifeline.on("error", () => undefined);
     // The lifeline must not keep the host process alive; when the process exits, the socket closes
     // and the container's `cat` sees end of file.
@@ -60,9 +64,12 @@ export async function launchContainer(
     const started = await container.inspect();
     verifyContainerSpec(started, config, { imageEnv: options.imageEnv });
     if (!started.State.Running) {
-      throw new SandboxError(`The sandbox container stopped right after it started (${started.State.Status}).`, {
-        code: "container-start",
-      });
+      throw new SandboxError(
+        `The sandbox container stopped right after it started (${started.State.Status}).`,
+        {
+          code: "container-start",
+        },
+      );
     }
     helper = await KillHelper.start(container, logger ? { logger } : {});
     logger?.debug({ runtime: started.HostConfig.Runtime }, "sandbox container started");

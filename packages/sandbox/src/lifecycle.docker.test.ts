@@ -13,7 +13,9 @@ const containers: string[] = [];
 
 /** Starts a host process that owns one session; resolves with its container id once created. */
 async function startOwner(deadlineSeconds: number): Promise<{ child: ChildProcess; containerId: string }> {
-  const child = spawn(process.execPath, [ownerScript, String(deadlineSeconds)], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [ownerScript, String(deadlineSeconds)], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   children.push(child);
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
@@ -21,7 +23,8 @@ async function startOwner(deadlineSeconds: number): Promise<{ child: ChildProces
   });
   const deadline = Date.now() + 60_000;
   while (!output.includes("\n")) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the owner process failed: ${output}`);
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the owner process failed: ${output}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const { containerId } = JSON.parse(output.split("\n")[0]!) as { containerId: string };
@@ -51,7 +54,12 @@ async function waitUntilNotRunning(containerId: string, withinMs: number): Promi
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
   await Promise.all(
-    containers.map((id) => docker.getContainer(id).remove({ force: true }).catch(() => undefined)),
+    containers.map((id) =>
+      docker
+        .getContainer(id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
   );
 });
 

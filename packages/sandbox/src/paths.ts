@@ -17,11 +17,16 @@ export function resolveSandboxPath(input: string, options: { workdir: string }):
   if (typeof input !== "string" || input.length === 0) {
     throw new PathRefusedError({ path: String(input), reason: "the path is empty" });
   }
-  if (input.includes("\0")) throw new PathRefusedError({ path: input, reason: "the path contains a NUL byte" });
-  if (/[\r\n]/.test(input)) throw new PathRefusedError({ path: input, reason: "the path contains a line break" });
+  if (input.includes("\0"))
+    throw new PathRefusedError({ path: input, reason: "the path contains a NUL byte" });
+  if (/[\r\n]/.test(input))
+    throw new PathRefusedError({ path: input, reason: "the path contains a line break" });
   const resolved = posix.resolve(options.workdir, input);
   if (!isInsideAllowedRoots(resolved)) {
-    throw new PathRefusedError({ path: input, reason: `it resolves to ${resolved}, outside /workspace and /tmp` });
+    throw new PathRefusedError({
+      path: input,
+      reason: `it resolves to ${resolved}, outside /workspace and /tmp`,
+    });
   }
   return resolved;
 }

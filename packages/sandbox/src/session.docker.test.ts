@@ -76,7 +76,9 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     // which the image has too), a fresh temporary folder, and this repository.
     const hostFolder = mkdtempSync(join(tmpdir(), "codeaction-host-"));
     const hostPaths = [hostFolder, process.cwd(), ...(homedir() === "/root" ? [] : [homedir()])];
-    const result = await session.execute(`python3 /workspace/hostile.py ${hostPaths.map((path) => `'${path}'`).join(" ")}`);
+    const result = await session.execute(
+      `python3 /workspace/hostile.py ${hostPaths.map((path) => `'${path}'`).join(" ")}`,
+    );
     rmSync(hostFolder, { recursive: true });
     const lines = result.stdout.split("\n");
     expect(result.exitCode).toBe(0);
@@ -84,7 +86,9 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     expect(lines[1]).toBe("2. Host home folders visible: False");
     expect(lines[2]).toBe("3. OPENAI_API_KEY in environment: False");
     expect(lines[3]).toMatch(/^4\. Wrote to \/etc: \[Errno (30|13)\]/);
-    expect(lines[4]).toMatch(/^5\. Network by name: .*(name resolution|Name or service not known|Errno -[235])/);
+    expect(lines[4]).toMatch(
+      /^5\. Network by name: .*(name resolution|Name or service not known|Errno -[235])/,
+    );
     expect(lines[5]).toMatch(/^6\. Network by IP: \[Errno (101|99|113)\]/);
     expect(lines[6]).toMatch(/^7\. Network by IPv6: \[Errno (101|99|97|113)\]/);
     expect(lines[7]).toBe("8. Interfaces: lo");
@@ -99,7 +103,9 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     expect(back.truncated).toBe(false);
     expect(Buffer.compare(back.content, bytes)).toBe(0);
     await session.writeFile("relative.txt", "relative to the workdir\n");
-    expect((await session.readFile("/workspace/relative.txt")).content.toString()).toBe("relative to the workdir\n");
+    expect((await session.readFile("/workspace/relative.txt")).content.toString()).toBe(
+      "relative to the workdir\n",
+    );
     await session.writeFile("/workspace/relative.txt", "replaced");
     expect((await session.readFile("relative.txt")).content.toString()).toBe("replaced");
     const capped = await session.readFile("/workspace/deep/folder/data.bin", { maxBytes: 1000 });
@@ -108,20 +114,30 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     await session.writeFile("/tmp/scratch.txt", "tmp too");
 
     const entries = await session.listFiles("/workspace/deep/folder");
-    expect(entries).toEqual([{ name: "data.bin", path: "/workspace/deep/folder/data.bin", type: "file", size: 70_000 }]);
+    expect(entries).toEqual([
+      { name: "data.bin", path: "/workspace/deep/folder/data.bin", type: "file", size: 70_000 },
+    ]);
     const top = await session.listFiles();
     expect(top.find((entry) => entry.name === "deep")?.type).toBe("directory");
     expect(top.some((entry) => entry.name.startsWith(".codeaction-write"))).toBe(false);
   });
 
   it("refuses paths outside /workspace and /tmp, also through links", async () => {
-    for (const path of ["../etc/passwd", "/workspace2/x", "/etc/passwd", "/workspace/a\0b", "/workspace/../etc/x"]) {
+    for (const path of [
+      "../etc/passwd",
+      "/workspace2/x",
+      "/etc/passwd",
+      "/workspace/a\0b",
+      "/workspace/../etc/x",
+    ]) {
       await expect(session.readFile(path)).rejects.toSatisfy(PathRefusedError.isInstance);
       await expect(session.writeFile(path, "x")).rejects.toSatisfy(PathRefusedError.isInstance);
     }
     await session.execute("ln -sf /etc/passwd /workspace/link");
     await expect(session.readFile("/workspace/link")).rejects.toSatisfy(PathRefusedError.isInstance);
-    await expect(session.readFile("/workspace/missing.txt")).rejects.toMatchObject({ code: "file-not-found" });
+    await expect(session.readFile("/workspace/missing.txt")).rejects.toMatchObject({
+      code: "file-not-found",
+    });
   });
 
   it("spawns one exec with stdin attached, binary-safe, demultiplexed", async () => {

@@ -106,7 +106,9 @@ export class SandboxSession {
 
   private assertUsable(): void {
     if (this.destroyed) {
-      throw new SandboxError("This sandbox session was destroyed; create a new one.", { code: "session-destroyed" });
+      throw new SandboxError("This sandbox session was destroyed; create a new one.", {
+        code: "session-destroyed",
+      });
     }
   }
 
@@ -129,12 +131,23 @@ export class SandboxSession {
     const id = randomUUID();
     const oomBefore = await launched.helper.oomKillCount().catch(() => undefined);
     const startedAt = performance.now();
-    const { exec, stream } = await startExec(launched.container, {
+    const execOptions = {
       argv,
       env: { ...options.env, [execMarkerName]: id },
       cwd: options.cwd ?? this.config.workdir,
-      stdin: false,
-    });
+    };
+    let started: Awaited<ReturnType<typeof startExec>>;
+    try {
+      started = await startExec(launched.container, { ...execOptions, stdin: false });
+    } catch (error) {
+      // 409: the container stopped between the check and the exec. The command never ran, so it
+      // runs once in a replacement container.
+      if ((error as { statusCode?: number }).statusCode !== 409 || workspaceReset) throw error;
+      await this.recycle("the container stopped before the command started");
+      const retried = await this.run(argv, options);
+      return { ...retried, workspaceReset: true };
+    }
+    const { exec, stream } = started;
     const stdout = new CappedSink(limit);
     const stderr = new CappedSink(limit);
     stream.on("error", () => undefined);
@@ -181,7 +194,9 @@ export class SandboxSession {
       if (!timedOut) exitCode = await waitForExecExit(exec).catch(() => -1);
       const oomAfter = await launched.helper.oomKillCount().catch(() => undefined);
       oomKilled =
-        oomBefore !== undefined && oomAfter !== undefined ? oomAfter > oomBefore : exitCode === 137 && !timedOut;
+        oomBefore !== undefined && oomAfter !== undefined
+          ? oomAfter > oomBefore
+          : exitCode === 137 && !timedOut;
     } else {
       const state = await launched.container.inspect().catch(() => undefined);
       if (state?.State.OOMKilled) {
@@ -374,9 +389,12 @@ export class SandboxSession {
       'if ! cat > "$temporary"; then rm -f -- "$temporary"; exit 1; fi',
       'mv -f -- "$temporary" "$1"',
     ].join("\n");
-    const result = await this.runWithInput(["/bin/sh", "-c", script, "codeaction-write", target, randomUUID()], {
-      input: bytes,
-    });
+    const result = await this.runWithInput(
+      ["/bin/sh", "-c", script, "codeaction-write", target, randomUUID()],
+      {
+        input: bytes,
+      },
+    );
     if (result.exitCode !== 0) {
       throw new SandboxError(`Could not write ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
         code: "file-write-failed",
@@ -385,7 +403,10 @@ export class SandboxSession {
   }
 
   /** Reads a file (binary-safe), at most `maxBytes` (default 10 MiB); `truncated` says whether there was more. */
-  async readFile(path: string, options: { maxBytes?: number } = {}): Promise<{ content: Buffer; truncated: boolean }> {
+  async readFile(
+    path: string,
+    options: { maxBytes?: number } = {},
+  ): Promise<{ content: Buffer; truncated: boolean }> {
     const target = resolveSandboxPath(path, { workdir: this.config.workdir });
     const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     const script = [
@@ -399,7 +420,10 @@ export class SandboxSession {
       { maxOutputBytes: maxBytes },
     );
     if (result.exitCode === 3) {
-      throw new PathRefusedError({ path, reason: `it is a link to ${result.stderr}, outside /workspace and /tmp` });
+      throw new PathRefusedError({
+        path,
+        reason: `it is a link to ${result.stderr}, outside /workspace and /tmp`,
+      });
     }
     if (result.exitCode !== 0) {
       throw new SandboxError(`Could not read ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
@@ -422,7 +446,10 @@ export class SandboxSession {
       maxOutputBytes: 16 * 1024 * 1024,
     });
     if (result.exitCode === 3) {
-      throw new PathRefusedError({ path: target, reason: `it is a link to ${result.stderr}, outside /workspace and /tmp` });
+      throw new PathRefusedError({
+        path: target,
+        reason: `it is a link to ${result.stderr}, outside /workspace and /tmp`,
+      });
     }
     if (result.exitCode !== 0) {
       throw new SandboxError(`Could not list ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
@@ -454,10 +481,16 @@ export class SandboxSession {
   async installPackage(name: string, options: { tool?: "python" } = {}): Promise<ExecResult> {
     const tool = options.tool ?? "python";
     if (tool !== "python") {
-      throw new PackageRefusedError({ packageName: name, reason: `the tool ${JSON.stringify(tool)} is not supported` });
+      throw new PackageRefusedError({
+        packageName: name,
+        reason: `the tool ${JSON.stringify(tool)} is not supported`,
+      });
     }
     if (typeof name !== "string" || !packageSpecification.test(name.trim())) {
-      throw new PackageRefusedError({ packageName: String(name), reason: "it is not a package specification" });
+      throw new PackageRefusedError({
+        packageName: String(name),
+        reason: "it is not a package specification",
+      });
     }
     if (this.config.network === "none") {
       return {

@@ -7,7 +7,7 @@ export type EndpointAttempt = { endpoint: string; reason: string };
 
 /** No Docker engine answered on any endpoint. Lists each endpoint tried and why it failed. */
 export class DockerUnavailableError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly attempts: EndpointAttempt[];
 
   constructor(options: { attempts: EndpointAttempt[]; cause?: unknown }) {

@@ -5,7 +5,7 @@ const symbol = Symbol.for(marker);
 
 /** The sandbox image is not present in the Docker engine (the sandbox never pulls). */
 export class ImageMissingError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly image: string;
 
   constructor(options: { image: string; cause?: unknown }) {

@@ -9,7 +9,7 @@ const symbol = Symbol.for(marker);
  * at all, and the owner asked for some.
  */
 export class NetworkSetupError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   /** What was being done: "proxy-image", "proxy-start", "session-network". */
   readonly step: string;
 

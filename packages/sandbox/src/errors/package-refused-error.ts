@@ -5,7 +5,7 @@ const symbol = Symbol.for(marker);
 
 /** installPackage was given something that is not a package specification (`x; rm -rf /`). */
 export class PackageRefusedError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly packageName: string;
 
   constructor(options: { packageName: string; reason: string }) {

@@ -5,7 +5,7 @@ const symbol = Symbol.for(marker);
 
 /** A file path outside /workspace and /tmp, or one that is not a plain path (NUL bytes, empty). */
 export class PathRefusedError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly path: string;
 
   constructor(options: { path: string; reason: string }) {

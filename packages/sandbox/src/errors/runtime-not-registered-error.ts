@@ -5,7 +5,7 @@ const symbol = Symbol.for(marker);
 
 /** The configured runtime (runsc for `backend: "gvisor"`) is not registered with the Docker engine. */
 export class RuntimeNotRegisteredError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly runtime: string;
   readonly registeredRuntimes: string[];
 

@@ -8,7 +8,7 @@ const symbol = Symbol.for(marker);
  */
 export class SandboxError extends Error {
   readonly code: string;
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
 
   constructor(message: string, options: { code: string; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -5,7 +5,7 @@ const symbol = Symbol.for(marker);
 
 /** A security setting did not take: the container (or image) does not look the way it was asked to. Fail closed. */
 export class SecurityFlagError extends SandboxError {
-  private readonly [symbol] = true;
+  protected readonly [symbol] = true;
   readonly problems: string[];
 
   constructor(options: { problems: string[]; containerId?: string }) {

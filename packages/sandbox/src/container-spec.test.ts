@@ -1,0 +1,109 @@
+import type Dockerode from "dockerode";
+import { describe, expect, it } from "vitest";
+import { parseSandboxConfig } from "./config.ts";
+import { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
+import { SecurityFlagError } from "./errors/security-flag-error.ts";
+
+const config = parseSandboxConfig({});
+
+/** An inspect result that says exactly what the spec asked for (as the engine reports it). */
+function inspectFromSpec(spec: Dockerode.ContainerCreateOptions): Dockerode.ContainerInspectInfo {
+  return {
+    Id: "0123456789abcdef",
+    Mounts: [],
+    HostConfig: { ...spec.HostConfig },
+    Config: { User: spec.User, Hostname: spec.Hostname, Env: spec.Env, Labels: spec.Labels },
+    NetworkSettings: { Networks: { none: {} } },
+  } as unknown as Dockerode.ContainerInspectInfo;
+}
+
+describe("the container spec", () => {
+  const spec = buildContainerSpec(config, { labels: { a: "b" }, deadlineSeconds: 60 });
+
+  it("sets every flag: no network, read-only root, no capabilities, limits, init, tmpfs, non-root", () => {
+    expect(spec.HostConfig).toMatchObject({
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges"],
+      PidsLimit: 256,
+      Memory: 4 * 1024 ** 3,
+      MemorySwap: 4 * 1024 ** 3,
+      NanoCpus: 2e9,
+      Init: true,
+      Binds: [],
+      Privileged: false,
+    });
+    expect(spec.HostConfig?.Tmpfs).toEqual({
+      "/workspace": "rw,nosuid,nodev,size=1073741824,uid=65534,gid=65534,mode=0700",
+      "/tmp": "rw,noexec,nosuid,nodev,size=1073741824",
+      "/var/tmp": "rw,noexec,nosuid,nodev,size=536870912",
+    });
+    expect(spec.User).toBe("65534:65534");
+    expect(spec.Hostname).toBe("sandbox");
+    expect(spec.Entrypoint).toEqual(["timeout", "-s", "KILL", "60", "cat"]);
+    expect(spec.OpenStdin).toBe(true);
+    expect(spec.StdinOnce).toBe(true);
+    expect(spec.HostConfig?.Runtime).toBeUndefined();
+  });
+
+  it("passes no host environment, only the sandbox's own and `env`", () => {
+    process.env.CODEACTION_TEST_SECRET = "secret";
+    const withEnv = buildContainerSpec(parseSandboxConfig({ env: { A: "1" } }), {
+      labels: {},
+      deadlineSeconds: 60,
+    });
+    expect(withEnv.Env).toContain("A=1");
+    expect(withEnv.Env?.some((entry) => entry.includes("secret"))).toBe(false);
+    delete process.env.CODEACTION_TEST_SECRET;
+  });
+
+  it("uses runsc for gVisor and root only when asked", () => {
+    const gvisor = buildContainerSpec(parseSandboxConfig({ backend: "gvisor" }), {
+      labels: {},
+      deadlineSeconds: 60,
+    });
+    expect(gvisor.HostConfig?.Runtime).toBe("runsc");
+    const root = buildContainerSpec(parseSandboxConfig({ user: "root" }), {
+      labels: {},
+      deadlineSeconds: 60,
+    });
+    expect(root.User).toBe("0:0");
+    expect(root.HostConfig?.Tmpfs?.["/workspace"]).toContain("uid=0,gid=0");
+  });
+
+  it("finds nothing wrong with a container that took every flag", () => {
+    expect(findSpecProblems(inspectFromSpec(spec), config)).toEqual([]);
+  });
+
+  it("fails closed, naming each flag the engine dropped", () => {
+    const info = inspectFromSpec(spec);
+    info.HostConfig = {
+      ...info.HostConfig,
+      PidsLimit: 0,
+      SecurityOpt: [],
+      MemorySwap: -1,
+      NetworkMode: "bridge",
+      Binds: ["/:/host"],
+    } as Dockerode.HostConfig;
+    info.Config.Env = [...(info.Config.Env ?? []), "AWS_SECRET_ACCESS_KEY=x"];
+    const problems = findSpecProblems(info, config);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "PidsLimit is 0, not 256",
+        "SecurityOpt lacks no-new-privileges",
+        expect.stringContaining("MemorySwap is -1"),
+        "NetworkMode is bridge, not none",
+        expect.stringContaining("host folders are bound"),
+        "unexpected environment variables: AWS_SECRET_ACCESS_KEY",
+      ]),
+    );
+    expect(() => verifyContainerSpec(info, config)).toThrow(SecurityFlagError);
+    try {
+      verifyContainerSpec(info, config);
+    } catch (error) {
+      expect(SecurityFlagError.isInstance(error)).toBe(true);
+      expect((error as SecurityFlagError).code).toBe("security-flag");
+    }
+  });
+});

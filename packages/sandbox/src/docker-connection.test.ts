@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { connectDocker, defaultEndpoints } from "./docker-connection.ts";
+import { DockerUnavailableError } from "./errors/docker-unavailable-error.ts";
+
+const folder = mkdtempSync(join(tmpdir(), "codeaction-docker-"));
+const servers: Server[] = [];
+afterAll(() => {
+  for (const server of servers) server.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe("connectDocker", () => {
+  it("lists each endpoint tried and why it failed, within 2 s even when one never answers", async () => {
+    // A loopback port nobody listens on (ECONNREFUSED).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const closedPort = (probe.address() as { port: number }).port;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const refused = `tcp://127.0.0.1:${closedPort}`;
+    // A socket that accepts and never answers (a hung engine).
+    const silent = join(folder, "silent.sock");
+    const silentServer = createServer(() => undefined);
+    servers.push(silentServer);
+    await new Promise<void>((resolve) => silentServer.listen(silent, resolve));
+
+    const startedAt = Date.now();
+    let caught: unknown;
+    try {
+      await connectDocker({
+        endpoints: [
+          { label: join(folder, "missing.sock"), options: { socketPath: join(folder, "missing.sock") } },
+          { label: refused, options: { host: "127.0.0.1", port: closedPort, protocol: "http" } },
+          { label: silent, options: { socketPath: silent } },
+        ],
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(Date.now() - startedAt).toBeLessThan(2000);
+    expect(DockerUnavailableError.isInstance(caught)).toBe(true);
+    const error = caught as DockerUnavailableError;
+    expect(error.code).toBe("docker-unavailable");
+    expect(error.attempts.map((attempt) => attempt.reason.split(":")[0])).toEqual([
+      "ENOENT",
+      "ECONNREFUSED",
+      "ETIMEDOUT",
+    ]);
+    expect(error.message).toContain(`${join(folder, "missing.sock")} (ENOENT`);
+  });
+
+  it("tries DOCKER_HOST first, then the usual sockets", () => {
+    const endpoints = defaultEndpoints({ DOCKER_HOST: "unix:///custom/docker.sock" });
+    expect(endpoints[0]).toEqual({
+      label: "DOCKER_HOST=unix:///custom/docker.sock",
+      options: { socketPath: "/custom/docker.sock" },
+    });
+    expect(endpoints.map((endpoint) => endpoint.label)).toContain("/var/run/docker.sock");
+    expect(endpoints.some((endpoint) => endpoint.label.endsWith("/.docker/run/docker.sock"))).toBe(true);
+  });
+});

@@ -1,0 +1,65 @@
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { ImageMissingError } from "./errors/image-missing-error.ts";
+import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
+import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { SandboxManager } from "./manager.ts";
+
+describe("SandboxManager fails closed", () => {
+  it("refuses a runtime the engine does not have, listing the registered ones", async () => {
+    const manager = new SandboxManager({ backend: "gvisor", runtime: "runsc-not-installed" });
+    const error = await manager.ready().catch((caught: unknown) => caught);
+    expect(RuntimeNotRegisteredError.isInstance(error)).toBe(true);
+    expect((error as RuntimeNotRegisteredError).registeredRuntimes).toEqual(
+      expect.arrayContaining(["runc", "runsc"]),
+    );
+    expect((error as Error).message).toMatch(/"runsc-not-installed".*Registered runtimes: .*runc/);
+  });
+
+  it("names a missing image and the command that builds it", async () => {
+    const manager = new SandboxManager({ image: "codeaction/does-not-exist:0" });
+    const error = await manager.createSession().catch((caught: unknown) => caught);
+    expect(ImageMissingError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain('"codeaction/does-not-exist:0"');
+    expect((error as Error).message).toContain("codeaction image build");
+  });
+
+  it("refuses an image that declares a VOLUME", async () => {
+    const image = `codeaction-test/volume:${process.pid}`;
+    execFileSync("docker", ["build", "-q", "-t", image, "-"], {
+      input: "FROM codeaction/python:3.11\nVOLUME /data\n",
+      stdio: ["pipe", "ignore", "inherit"],
+    });
+    try {
+      const error = await new SandboxManager({ image }).ready().catch((caught: unknown) => caught);
+      expect(SecurityFlagError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toContain("VOLUME /data");
+    } finally {
+      execFileSync("docker", ["rmi", "-f", image], { stdio: "ignore" });
+    }
+  });
+
+  it("refuses the allow-list network at session start until it exists, and parses it", async () => {
+    const manager = new SandboxManager({ network: { allow: ["example.invalid"] } });
+    await expect(manager.createSession()).rejects.toMatchObject({ code: "network-not-available" });
+  });
+
+  it("removes every container of the manager on cleanupAll and on `await using`", async () => {
+    let ids: string[] = [];
+    {
+      await using manager = new SandboxManager();
+      const first = await manager.createSession({ deadlineSeconds: 120 });
+      const second = await manager.createSession({ deadlineSeconds: 120 });
+      ids = [first.containerId, second.containerId];
+      await second.destroy();
+      await second.destroy();
+    }
+    for (const id of ids) {
+      expect(
+        execFileSync("docker", ["ps", "-aq", "--no-trunc", "--filter", `id=${id}`])
+          .toString()
+          .trim(),
+      ).toBe("");
+    }
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { buildLabels, currentOwner, labelKeys } from "./labels.ts";
+import { sweepReason } from "./sweep.ts";
+
+const now = new Date();
+const live = (labels: Record<string, string>, state = "running") => ({
+  State: state,
+  Labels: labels,
+  Created: Math.floor(now.getTime() / 1000),
+});
+
+describe("sweepReason", () => {
+  const future = new Date(now.getTime() + 60_000);
+  it("keeps a live owner's running container before its deadline, even another manager's", () => {
+    const labels = buildLabels({ managerId: "someone-else", deadline: future });
+    expect(sweepReason(live(labels), { now, ownManagerId: "me" })).toBeUndefined();
+  });
+  it("never touches its own manager's containers", () => {
+    const labels = buildLabels({ managerId: "me", deadline: new Date(now.getTime() - 1000) });
+    expect(sweepReason(live(labels, "exited"), { now, ownManagerId: "me" })).toBeUndefined();
+  });
+  it("removes stopped containers, passed deadlines, and containers whose owner is gone or was replaced", () => {
+    const labels = buildLabels({ managerId: "other", deadline: future });
+    expect(sweepReason(live(labels, "exited"), { now })).toBe("it is exited");
+    const late = buildLabels({ managerId: "other", deadline: new Date(now.getTime() - 1000) });
+    expect(sweepReason(live(late), { now })).toMatch(/deadline .* passed/);
+    // A pid that does not exist (above pid_max) and a live pid with another start time (reused).
+    expect(sweepReason(live({ ...labels, [labelKeys.ownerPid]: "99999999" }), { now })).toMatch(
+      /owner process .* is gone/,
+    );
+    expect(sweepReason(live({ ...labels, [labelKeys.ownerStart]: "1" }), { now })).toMatch(/is gone/);
+  });
+  it("leaves containers whose owner it cannot judge (another machine) to their deadline", () => {
+    const labels = buildLabels({ managerId: "other", deadline: future });
+    const elsewhere = {
+      ...labels,
+      [labelKeys.bootId]: "another-boot",
+      [labelKeys.ownerHost]: "another-host",
+      [labelKeys.ownerPid]: "99999999",
+    };
+    expect(sweepReason(live(elsewhere), { now })).toBeUndefined();
+    expect(currentOwner().pid).toBe(process.pid);
+  });
+  it("ignores containers that are not managed", () => {
+    expect(sweepReason(live({ other: "label" }, "exited"), { now })).toBeUndefined();
+  });
+});
