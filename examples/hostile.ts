@@ -1,12 +1,12 @@
 // The seed's escape test: a program that looks for your files and secrets, tries to plant a file
 // and tries two ways out, run in a sandbox with the code-action settings. No model: the program is
-// packages/sandbox/test/fixtures/hostile.py, the one the sandbox's own tests run.
+// examples/hostile.py, the one the sandbox's own tests run.
 // Run: node examples/hostile.ts   (set OPENAI_API_KEY in this shell to see that it stays outside)
 import { readFile } from "node:fs/promises";
 import { SandboxManager } from "@codeaction/sandbox";
 
 const program = await readFile(
-  new URL("../packages/sandbox/test/fixtures/hostile.py", import.meta.url),
+  new URL("./hostile.py", import.meta.url),
   "utf8",
 );
 

@@ -6,7 +6,7 @@ import { PathRefusedError } from "./errors/path-refused-error.ts";
 import { SandboxManager } from "./manager.ts";
 import type { SandboxSession } from "./session.ts";
 
-const hostile = readFileSync(new URL("../test/fixtures/hostile.py", import.meta.url), "utf8");
+const hostile = readFileSync(new URL("../../../examples/hostile.py", import.meta.url), "utf8");
 
 describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (backend) => {
   let manager: SandboxManager;
