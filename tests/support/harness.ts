@@ -188,11 +188,27 @@ export async function runCase(manager: SandboxManager, options: CaseOptions): Pr
     await session.destroy();
   }
   expect(["ok", "error", "timeout", "oom", "no-result", "tool-limit", "infrastructure"]).toContain(run.status);
-  const client = await docker();
-  await expect(client.getContainer(containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  for (const id of new Set([containerId, session.containerId])) expect(await removedSoon(id), id).toBe(true);
   expect(await containersWithLabel(labelKeys.managerId, manager.managerId)).toEqual([]);
   expectHostUnaffected(before);
   return run;
+}
+
+/** Whether a container is gone (404) within `waitMs` (a removal may still be in progress: 409). */
+export async function removedSoon(containerId: string, waitMs = 10_000): Promise<boolean> {
+  const client = await docker();
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const gone = await client
+      .getContainer(containerId)
+      .inspect()
+      .then(
+        () => false,
+        (error: { statusCode?: number }) => error.statusCode === 404,
+      );
+    if (gone || Date.now() > deadline) return gone;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /** A manager for one backend, ready. */

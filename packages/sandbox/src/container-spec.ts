@@ -1,6 +1,7 @@
 import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { findSessionNetworkProblems, type SessionNetwork } from "./network/egress-proxy.ts";
 
 /** The hostname every sandbox gets: nothing about the host leaks through it. */
 export const sandboxHostname = "sandbox";
@@ -97,7 +98,7 @@ export function buildContainerSpec(
 export function findSpecProblems(
   info: Dockerode.ContainerInspectInfo,
   config: SandboxConfig,
-  options: { imageEnv?: string[] } = {},
+  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork } = {},
 ): string[] {
   const problems: string[] = [];
   const host = info.HostConfig as Dockerode.HostConfig & Record<string, unknown>;
@@ -105,8 +106,12 @@ export function findSpecProblems(
     if (!ok) problems.push(problem);
   };
   const memory = sizeInBytes(config.memoryLimit);
-  const wantNetwork = config.network === "none" ? "none" : "bridge";
+  // An allow-list without its session network must not fall back to any network: fail closed.
+  const wantNetwork =
+    options.sessionNetwork?.networkName ??
+    (config.network === "none" ? "none" : config.network === "full" ? "bridge" : "a session network");
   expect(host.NetworkMode === wantNetwork, `NetworkMode is ${host.NetworkMode}, not ${wantNetwork}`);
+  if (options.sessionNetwork) problems.push(...findSessionNetworkProblems(info, options.sessionNetwork));
   if (config.network === "none") {
     const networks = Object.keys(info.NetworkSettings?.Networks ?? {});
     expect(
@@ -156,7 +161,9 @@ export function findSpecProblems(
   expect(info.Config.Hostname === sandboxHostname, `Hostname is ${info.Config.Hostname}`);
   const allowed = new Set([
     ...(options.imageEnv ?? []),
-    ...Object.entries({ ...sandboxDefaultEnv, ...config.env }).map(([key, value]) => `${key}=${value}`),
+    ...Object.entries({ ...sandboxDefaultEnv, ...config.env, ...options.sessionNetwork?.environment }).map(
+      ([key, value]) => `${key}=${value}`,
+    ),
   ]);
   const extra = (info.Config.Env ?? []).filter((entry) => !allowed.has(entry));
   expect(
@@ -170,7 +177,7 @@ export function findSpecProblems(
 export function verifyContainerSpec(
   info: Dockerode.ContainerInspectInfo,
   config: SandboxConfig,
-  options: { imageEnv?: string[] } = {},
+  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork } = {},
 ): void {
   const problems = findSpecProblems(info, config, options);
   if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: info.Id });

@@ -26,10 +26,10 @@ export type BuildMethod = "auto" | "offline" | "dockerfile";
 const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../images/python");
 const DEBIAN_SUITE = "bookworm";
 const FLAVOURS: Record<ImageFlavour, { name: string; debianPackages: string[]; pipPackages: string[] }> = {
-  base: { name: DEFAULT_IMAGE, debianPackages: ["python3"], pipPackages: [] },
+  base: { name: DEFAULT_IMAGE, debianPackages: ["python3", "python3-pip"], pipPackages: [] },
   data: {
     name: DATA_IMAGE,
-    debianPackages: ["python3", "python3-numpy", "python3-pandas"],
+    debianPackages: ["python3", "python3-pip", "python3-numpy", "python3-pandas"],
     pipPackages: ["numpy", "pandas"],
   },
 };

@@ -4,6 +4,8 @@ import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { KillHelper } from "./kill-helper.ts";
+import type { SessionNetwork } from "./network/egress-proxy.ts";
+import { applySessionNetwork } from "./network/session-networking.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
 export type LaunchedContainer = {
@@ -33,7 +35,14 @@ export async function removeContainer(container: Dockerode.Container): Promise<v
 export async function launchContainer(
   docker: Dockerode,
   config: SandboxConfig,
-  options: { labels: Record<string, string>; deadline: Date; imageEnv: string[]; logger?: Logger },
+  options: {
+    labels: Record<string, string>;
+    deadline: Date;
+    imageEnv: string[];
+    logger?: Logger;
+    /** For an allow-list: the session's internal network (see network/session-networking.ts). */
+    sessionNetwork?: SessionNetwork;
+  },
 ): Promise<LaunchedContainer> {
   const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
   if (secondsLeft < 1) {
@@ -42,7 +51,14 @@ export async function launchContainer(
       { code: "session-expired" },
     );
   }
-  const spec = buildContainerSpec(config, { labels: options.labels, deadlineSeconds: secondsLeft });
+  const spec = applySessionNetwork(
+    buildContainerSpec(config, { labels: options.labels, deadlineSeconds: secondsLeft }),
+    options.sessionNetwork,
+  );
+  const verifyOptions = {
+    imageEnv: options.imageEnv,
+    ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
+  };
   const container = await docker.createContainer(spec);
   const logger = options.logger?.child({ containerId: container.id.slice(0, 12) });
   let lifeline: NodeJS.ReadWriteStream | undefined;
@@ -50,7 +66,7 @@ export async function launchContainer(
   try {
     // Verify before start: nothing runs until every flag is known to have taken.
     const created = await container.inspect();
-    verifyContainerSpec(created, config, { imageEnv: options.imageEnv });
+    verifyContainerSpec(created, config, verifyOptions);
     lifeline = (await container.attach({
       stream: true,
       stdin: true,
@@ -62,7 +78,7 @@ export async function launchContainer(
     (lifeline as unknown as { unref?: () => void }).unref?.();
     await container.start();
     const started = await container.inspect();
-    verifyContainerSpec(started, config, { imageEnv: options.imageEnv });
+    verifyContainerSpec(started, config, verifyOptions);
     if (!started.State.Running) {
       throw new SandboxError(
         `The sandbox container stopped right after it started (${started.State.Status}).`,

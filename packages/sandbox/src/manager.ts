@@ -10,6 +10,8 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { launchContainer, removeContainer } from "./launch.ts";
+import { SessionNetworking } from "./network/session-networking.ts";
+import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import { SandboxSession } from "./session.ts";
@@ -56,12 +58,18 @@ export class SandboxManager {
   private closed = false;
   private readonly warmCommand: string[] | undefined;
   private readonly pool: ContainerPool<PooledSession>;
+  /** The egress proxy and per-session networks for an allow-list; idle for "none" and "full". */
+  private readonly networking: SessionNetworking;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
     this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
+    this.networking = new SessionNetworking(this.config.network, {
+      managerId: this.managerId,
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
     const network = this.config.network;
     this.pool = new ContainerPool<PooledSession>({
       size: network === "none" || network === "full" ? this.config.pool : 0,
@@ -141,10 +149,15 @@ export class SandboxManager {
   /** Removes managed containers whose owner is gone or whose deadline passed (never another live manager's). */
   async sweep(): Promise<SweptContainer[]> {
     const docker = this.requireDocker();
-    return sweepContainers(docker, {
+    const swept = await sweepContainers(docker, {
       ownManagerId: this.managerId,
       ...(this.logger ? { logger: this.logger } : {}),
     });
+    await sweepNetworks(docker, {
+      ownManagerId: this.managerId,
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
+    return swept;
   }
 
   private requireDocker(): Dockerode {
@@ -160,13 +173,6 @@ export class SandboxManager {
       throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
     await this.ready();
     const docker = this.requireDocker();
-    const network = this.config.network;
-    if (network !== "none" && network !== "full") {
-      throw new SandboxError(
-        `network: ${JSON.stringify(network)} (an allow-list through an egress proxy) is not available yet; use "none" (the default) or "full".`,
-        { code: "network-not-available" },
-      );
-    }
     const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
     if (!(deadlineSeconds >= 1)) {
       throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
@@ -183,20 +189,25 @@ export class SandboxManager {
     );
     const deadline = new Date(Date.now() + deadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline, extra });
+    // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
+    const slot = await this.pool.reserve();
+    let sessionNetwork: Awaited<ReturnType<SessionNetworking["attach"]>>;
     const launch = () =>
       launchContainer(docker, this.config, {
         labels,
         deadline,
         imageEnv: this.imageEnv,
         ...(this.logger ? { logger: this.logger } : {}),
+        ...(sessionNetwork ? { sessionNetwork } : {}),
       });
-    // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
-    const slot = await this.pool.reserve();
     let launched: Awaited<ReturnType<typeof launch>>;
     try {
+      // For an allow-list: the session's own internal network, the egress proxy on it (NetworkSetupError if not).
+      sessionNetwork = await this.networking.attach(docker, { sessionId: randomUUID() });
       launched = await launch();
     } catch (error) {
       slot.release();
+      await this.networking.detach(sessionNetwork).catch(() => undefined);
       throw error;
     }
     const session = new SandboxSession({
@@ -207,6 +218,7 @@ export class SandboxManager {
       onDestroyed: (ended) => {
         this.sessions.delete(ended);
         slot.release();
+        this.networking.detach(sessionNetwork).catch(() => undefined);
       },
       ...(this.logger ? { logger: this.logger } : {}),
     });
@@ -267,6 +279,7 @@ export class SandboxManager {
       .listContainers({ all: true, filters: { label: [`${labelKeys.managerId}=${this.managerId}`] } })
       .catch(() => []);
     await Promise.allSettled(leftovers.map((summary) => removeContainer(docker.getContainer(summary.Id))));
+    await this.networking.close().catch(() => undefined);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -111,6 +111,7 @@ export class WarmProcess {
 export class PooledSession extends SandboxSession {
   readonly createdAt: number;
   private warm: WarmProcess | undefined;
+  private claimed: WarmProcess | undefined;
   private connected = true;
 
   constructor(internals: SessionInternals, options: { warm?: WarmProcess } = {}) {
@@ -132,7 +133,10 @@ export class PooledSession extends SandboxSession {
   ): SpawnedProcess {
     const warm = this.warm;
     this.warm = undefined;
-    if (warm?.alive && warm.matches(argv, options)) return warm.claim();
+    if (warm?.alive && warm.matches(argv, options)) {
+      this.claimed = warm;
+      return warm.claim();
+    }
     warm?.close();
     return super.spawn(argv, options);
   }
@@ -140,6 +144,12 @@ export class PooledSession extends SandboxSession {
   override async destroy(): Promise<void> {
     this.warm?.close();
     this.warm = undefined;
-    await super.destroy();
+    try {
+      await super.destroy();
+    } finally {
+      // The container is gone, so nothing more can come from the claimed process. Under gVisor the
+      // engine does not always end an exec's connection when its container goes: drop it here.
+      this.claimed?.close();
+    }
   }
 }

@@ -496,7 +496,7 @@ export class SandboxSession {
       return {
         exitCode: 1,
         stdout: "",
-        stderr: `Cannot install ${name.trim()}: the sandbox has no network (network: 'none'), so pip cannot download anything. Build an image with the package baked in and set \`image\`, or use network: 'full'.`,
+        stderr: `Cannot install ${name.trim()}: the sandbox has no network (network: 'none'), so pip cannot download anything. Build an image with the package baked in and set \`image\`, or let the sandbox reach the package index through the egress proxy with network: 'restricted' (PyPI) or { allow: [...] }.`,
         timedOut: false,
         oomKilled: false,
         truncated: false,

@@ -32,16 +32,32 @@ DRAIN_SECONDS = 2.0
 REQUEST_FD = 3
 REPLY_FD = 4
 
-# Runs in the program's process: makes `codeaction_tools` importable, puts its public names into
-# builtins (so the stubs work without an import), then runs the program file as __main__. An
+# Runs in the program's process, started before the program is known (so the interpreter's
+# start-up is off a run's critical path): loads what `codeaction_tools` imports, then waits for one
+# "go" line on fd 0 (where to find the program and the module, the environment, the working
+# folder), puts /dev/null on fd 0, makes `codeaction_tools` importable, puts its public names into
+# builtins (so the stubs work without an import), and runs the program file as __main__. An
 # uncaught exception is printed without this bootstrap's own frame, so line numbers are the program's.
 BOOTSTRAP = r"""
-import builtins, sys, types
-sys.path.insert(0, sys.argv[1])
+import builtins, os, sys, types
+import json, secrets, stat, threading, typing
+_line = b""
+while not _line.endswith(b"\n"):
+    _chunk = os.read(0, 65536)
+    if not _chunk:
+        os._exit(0)
+    _line += _chunk
+_go = json.loads(_line)
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+os.environ.update(_go["environment"])
+os.chdir(_go["workDirectory"])
+sys.path.insert(0, _go["lib"])
 import codeaction_tools
 for _name in getattr(codeaction_tools, "__all__", ()):
     setattr(builtins, _name, getattr(codeaction_tools, _name))
-_path = sys.argv[2]
+_path = _go["program"]
 sys.argv = [_path]
 with open(_path, "rb") as _file:
     _code = compile(_file.read(), _path, "exec")
@@ -136,6 +152,7 @@ class Relay:
         self.protected = set()
         self.kill_stragglers = False
         self.host_gone = False
+        self.waiting = None
 
     # Frames to the host -------------------------------------------------------------------
 
@@ -228,62 +245,31 @@ class Relay:
         os.close(lib_fd)
         os.close(bridge_fd)
 
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
-        request_read, request_write = os.pipe()
-        reply_read, reply_write = os.pipe()
-        os.set_blocking(reply_write, False)
-        self.bell_fd = reply_write
-
-        environment = dict(os.environ)
-        environment.update(
-            {
+        waiting = self.waiting if self.waiting_alive() else self.start_interpreter()
+        self.waiting = None
+        pid = waiting["pid"]
+        out_read, err_read, request_read = waiting["out"], waiting["err"], waiting["request"]
+        self.bell_fd = waiting["reply"]
+        go = {
+            "lib": os.path.join(bridge, "lib"),
+            "program": os.path.join(bridge, "program.py"),
+            "workDirectory": workdir,
+            "environment": {
                 "CODEACTION_BRIDGE_DIR": bridge,
                 "CODEACTION_REQUEST_FD": str(REQUEST_FD),
                 "CODEACTION_REPLY_FD": str(REPLY_FD),
-            }
-        )
-        argv = [
-            sys.executable,
-            "-I",
-            "-B",
-            "-u",
-            "-X",
-            "utf8",
-            "-c",
-            BOOTSTRAP,
-            os.path.join(bridge, "lib"),
-            os.path.join(bridge, "program.py"),
-        ]
-
-        self.protected = {(pid, process_start_time(pid)) for pid in list_pids()}
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setsid()
-                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-                high = [
-                    fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
-                    for fd in (devnull, out_write, err_write, request_write, reply_read)
-                ]
-                for target, fd in enumerate(high):
-                    os.dup2(fd, target)
-                # Descriptors the relay itself inherited without close-on-exec must not reach the program.
-                for name in os.listdir("/proc/self/fd"):
-                    if int(name) > 4:
-                        try:
-                            os.close(int(name))
-                        except OSError:
-                            pass
-                os.chdir(workdir)
-                os.execve(sys.executable, argv, environment)
-            finally:
-                os._exit(127)
+            },
+        }
+        self.protected = {(other, process_start_time(other)) for other in list_pids() if other != pid}
+        try:
+            view = memoryview(json.dumps(go).encode() + b"\n")
+            while view:
+                view = view[os.write(waiting["go"], view) :]
+        except OSError:
+            pass  # the interpreter is gone: its exit is reported like any program's
+        os.close(waiting["go"])
 
         self.child_pid = pid
-        for fd in (devnull, out_write, err_write, request_write, reply_read):
-            os.close(fd)
         self.accepting = True
         self.streams = {
             out_read: Stream(b"O", "stdout", out_read, limit),
@@ -294,6 +280,59 @@ class Relay:
         self.doorbell_fd = request_read
         self.selector.register(request_read, selectors.EVENT_READ, "doorbell")
         self.send_json(b"R", {"pid": pid})
+
+    def start_interpreter(self):
+        """Starts the program's interpreter (BOOTSTRAP) in its own session, waiting for the go line.
+
+        Its descriptors are 0 (the go pipe, /dev/null once it has the line), 1 and 2 (its stdout and
+        stderr pipes), 3 (the request doorbell) and 4 (the reply doorbell), and nothing else.
+        """
+        go_read, go_write = os.pipe()
+        out_read, out_write = os.pipe()
+        err_read, err_write = os.pipe()
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        os.set_blocking(reply_write, False)
+        argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP]
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                high = [
+                    fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+                    for fd in (go_read, out_write, err_write, request_write, reply_read)
+                ]
+                for target, fd in enumerate(high):
+                    os.dup2(fd, target)
+                # Descriptors the relay itself inherited without close-on-exec must not reach the program.
+                for name in os.listdir("/proc/self/fd"):
+                    if int(name) > 4:
+                        try:
+                            os.close(int(name))
+                        except OSError:
+                            pass
+                os.execv(sys.executable, argv)
+            finally:
+                os._exit(127)
+        for fd in (go_read, out_write, err_write, request_write, reply_read):
+            os.close(fd)
+        return {"pid": pid, "go": go_write, "out": out_read, "err": err_read, "request": request_read, "reply": reply_write}
+
+    def waiting_alive(self):
+        """Whether the interpreter started ahead still waits; a dead one is reaped and its pipes closed."""
+        if self.waiting is None:
+            return False
+        try:
+            pid, _status = os.waitpid(self.waiting["pid"], os.WNOHANG)
+        except ChildProcessError:
+            pid = self.waiting["pid"]
+        if pid == 0:
+            return True
+        for key in ("go", "out", "err", "request", "reply"):
+            os.close(self.waiting[key])
+        self.waiting = None
+        return False
 
     @staticmethod
     def write_file(dir_fd, name, data):
@@ -474,6 +513,11 @@ class Relay:
     # Ending -------------------------------------------------------------------------------
 
     def kill_everything(self):
+        if self.waiting is not None:
+            try:
+                os.killpg(self.waiting["pid"], signal.SIGKILL)
+            except OSError:
+                pass
         if self.child_pid is not None:
             try:
                 os.killpg(self.child_pid, signal.SIGKILL)
@@ -550,6 +594,8 @@ class Relay:
 
     def run(self):
         set_not_dumpable()
+        # The program's interpreter starts now, while the relay waits for the host's start frame.
+        self.waiting = self.start_interpreter()
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
         os.set_blocking(wake_write, False)

@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
 import { PassThrough, Writable } from "node:stream";
 import Dockerode from "dockerode";
 import pino from "pino";
@@ -8,6 +7,7 @@ import { defaultImage } from "../config.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { removeContainer } from "../launch.ts";
 import type { EgressLogEntry } from "./access-log.ts";
+import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
 import {
   EgressProxy,
   findSessionNetworkProblems,
@@ -49,65 +49,6 @@ async function run(
 
 async function python(container: Dockerode.Container, source: string) {
   return run(container, ["python3", "-c", source]);
-}
-
-/** The fixture: a static server with a file, a PEP 503 "simple" index holding one hand-made wheel. */
-const serverSource = String.raw`
-import base64, hashlib, http.server, os, zipfile
-root = "/srv"
-os.makedirs(root + "/simple/codeaction-probe", exist_ok=True)
-open(root + "/hello.txt", "w").write("hello from the fixture\n")
-files = {
-  "codeaction_probe/__init__.py": "ANSWER = 42\n",
-  "codeaction_probe-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: codeaction-probe\nVersion: 1.0\n",
-  "codeaction_probe-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-}
-def digest(text):
-  return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-record = "".join(f"{name},{digest(text)},{len(text.encode())}\n" for name, text in files.items())
-record += "codeaction_probe-1.0.dist-info/RECORD,,\n"
-wheel = "codeaction_probe-1.0-py3-none-any.whl"
-with zipfile.ZipFile(f"{root}/simple/codeaction-probe/{wheel}", "w") as archive:
-  for name, text in files.items():
-    archive.writestr(name, text)
-  archive.writestr("codeaction_probe-1.0.dist-info/RECORD", record)
-open(root + "/simple/index.html", "w").write('<a href="codeaction-probe/">codeaction-probe</a>')
-open(root + "/simple/codeaction-probe/index.html", "w").write(f'<a href="{wheel}">{wheel}</a>')
-os.chdir(root)
-http.server.ThreadingHTTPServer(("0.0.0.0", 80), http.server.SimpleHTTPRequestHandler).serve_forever()
-`;
-
-async function startServer(): Promise<{ container: Dockerode.Container; address: string }> {
-  const container = await docker.createContainer({
-    Image: defaultImage,
-    name: `${testRun}-server`,
-    User: "0:0",
-    Cmd: ["python3", "-c", serverSource],
-    Labels: { "codeaction.test": testRun },
-    HostConfig: {
-      NetworkMode: "bridge",
-      CapDrop: ["ALL"],
-      CapAdd: ["NET_BIND_SERVICE"],
-      Memory: 256 * 1024 ** 2,
-    },
-  });
-  created.push(container);
-  await container.start();
-  const address = (await container.inspect()).NetworkSettings.Networks.bridge?.IPAddress;
-  if (!address) throw new Error("the fixture server has no address on the bridge");
-  return { container, address };
-}
-
-/** Copies the host's pip wheel into the fixture server (the sandbox image may not ship pip). */
-async function servePipWheel(server: Dockerode.Container): Promise<string | undefined> {
-  const folder = "/usr/share/python-wheels";
-  const wheel = existsSync(folder)
-    ? readdirSync(folder).find((name) => /^pip-.*\.whl$/.test(name))
-    : undefined;
-  if (!wheel) return undefined;
-  const tar = spawn("tar", ["-c", "-C", folder, wheel], { stdio: ["ignore", "pipe", "inherit"] });
-  await server.putArchive(tar.stdout, { path: "/srv" });
-  return wheel;
 }
 
 /** A sandbox-like container (hardened as the sandbox is) on a session network. */
@@ -179,8 +120,7 @@ except OSError as error:
 
 describe("egress proxy", () => {
   let proxy: EgressProxy;
-  let server: { container: Dockerode.Container; address: string };
-  let pipWheel: string | undefined;
+  let server: FixtureServer;
   const networks: SessionNetwork[] = [];
   let sandboxA: Dockerode.Container;
   let sandboxB: Dockerode.Container;
@@ -188,8 +128,7 @@ describe("egress proxy", () => {
   const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
-    server = await startServer();
-    pipWheel = await servePipWheel(server.container);
+    server = await startFixtureServer(docker, { name: `${testRun}-server` });
     const logger = pino(
       { level: "info" },
       new Writable({
@@ -223,6 +162,7 @@ describe("egress proxy", () => {
 
   afterAll(async () => {
     await Promise.allSettled(created.map((container) => removeContainer(container)));
+    await server?.remove();
     await proxy?.stop();
     const left = await docker.listNetworks({
       filters: { label: [`codeaction.manager-id=test-${process.pid}`] },
@@ -322,17 +262,17 @@ for name in ["example.invalid", "files.test.invalid", "pypi.org"]:
     let pip = ["python3", "-m", "pip"];
     const hasPip = (await run(sandboxA, ["python3", "-m", "pip", "--version"])).exitCode === 0;
     if (!hasPip) {
-      if (!pipWheel)
+      if (!server.pipWheel)
         throw new Error(
           "the sandbox image has no pip and the host has no pip wheel in /usr/share/python-wheels",
         );
       // Fetch pip's own wheel through the proxy and run pip from it.
       const fetched = await python(
         sandboxA,
-        `import urllib.request; urllib.request.urlretrieve("http://files.test.invalid/${pipWheel}", "/workspace/${pipWheel}")`,
+        `import urllib.request; urllib.request.urlretrieve("http://files.test.invalid/${server.pipWheel}", "/workspace/${server.pipWheel}")`,
       );
       expect(fetched.stderr).toBe("");
-      pip = ["python3", `/workspace/${pipWheel}/pip`];
+      pip = ["python3", `/workspace/${server.pipWheel}/pip`];
     }
     const install = await run(sandboxA, [
       ...pip,

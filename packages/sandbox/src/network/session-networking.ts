@@ -13,7 +13,7 @@ export class SessionNetworking {
   readonly policy: NetworkPolicy | undefined;
   private readonly options: { managerId: string; logger?: Logger };
   private proxy: Promise<EgressProxy> | undefined;
-  private closed = false;
+  private readonly detaching = new Set<Promise<void>>();
 
   constructor(setting: NetworkSetting, options: { managerId: string; logger?: Logger }) {
     this.policy = resolveNetworkPolicy(setting);
@@ -28,7 +28,7 @@ export class SessionNetworking {
     docker: Dockerode,
     options: { sessionId: string; logger?: Logger },
   ): Promise<SessionNetwork | undefined> {
-    if (!this.policy || this.closed) return undefined;
+    if (!this.policy) return undefined;
     const policy = this.policy;
     this.proxy ??= EgressProxy.start({
       docker,
@@ -49,13 +49,22 @@ export class SessionNetworking {
   /** Removes a session's network (call after its container is removed). */
   async detach(network: SessionNetwork | undefined): Promise<void> {
     if (!network || !this.proxy) return;
-    const proxy = await this.proxy.catch(() => undefined);
-    await proxy?.detachSession(network);
+    const proxying = this.proxy;
+    const detaching = (async () => {
+      const proxy = await proxying.catch(() => undefined);
+      await proxy?.detachSession(network);
+    })();
+    this.detaching.add(detaching);
+    try {
+      await detaching;
+    } finally {
+      this.detaching.delete(detaching);
+    }
   }
 
-  /** Stops the proxy and removes every session network left. */
+  /** Stops the proxy and removes every session network left (a later `attach` starts a new proxy). */
   async close(): Promise<void> {
-    this.closed = true;
+    await Promise.allSettled([...this.detaching]);
     const proxy = await this.proxy?.catch(() => undefined);
     this.proxy = undefined;
     await proxy?.stop();

@@ -1,0 +1,268 @@
+import { spawnSync } from "node:child_process";
+import type { SandboxManager, SandboxSession } from "@codeaction/sandbox";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { leftoverProcesses } from "../../packages/sandbox/test/process-list.ts";
+import { backends, hostileMarker, readyManager, resultJson, runCase } from "../support/harness.ts";
+
+// Catalogue R1..R9: resources. A tight manager (64 pids, 192M, 16M disks, half a CPU) for the bombs;
+// a default one for the floods and the deadlines. Each run also checks that nothing it started is
+// still running in its container afterwards.
+
+const limits = { pidsLimit: 64, memoryLimit: "192M", diskLimit: "16M", cpuLimit: 0.5 } as const;
+
+/** A container that stopped left nothing running; a running one is listed. */
+async function expectNothingLeft(session: SandboxSession): Promise<void> {
+  const info = await session.inspect().catch(() => undefined);
+  if (!info?.State.Running) return;
+  expect(await leftoverProcesses(session)).toEqual([]);
+}
+
+describe.each(backends)("resources (backend %s)", (backend) => {
+  let tight: SandboxManager;
+  let roomy: SandboxManager;
+  beforeAll(async () => {
+    // Under gVisor the pids limit counts the sentry's own host threads, not the program's tasks: 64 is
+    // too few for runsc to run at all (every exec fails), so gVisor keeps the default 256.
+    const tightConfig = backend === "gvisor" ? { ...limits, pidsLimit: 256 } : limits;
+    [tight, roomy] = await Promise.all([readyManager(backend, tightConfig), readyManager(backend)]);
+  });
+  afterAll(async () => {
+    await Promise.all([tight?.cleanupAll(), roomy?.cleanupAll()]);
+  });
+
+  /** While a bomb runs: another sandbox still answers, and the host can still start a process. */
+  const neighbourStillWorks = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const other = await roomy.createSession({ deadlineSeconds: 120 });
+    try {
+      const result = await other.execute("echo neighbour alive", { timeout: 30 });
+      expect(result.stdout).toBe("neighbour alive\n");
+    } finally {
+      await other.destroy();
+    }
+    expect(spawnSync("true").status).toBe(0);
+  };
+
+  test("R1: a fork bomb stops at the pids limit; the host and other sandboxes are unaffected", async () => {
+    const run = await runCase(tight, {
+      program: `
+import json, os, time
+main = os.getpid()
+refused = 0
+started = time.monotonic()
+while time.monotonic() - started < 4:
+    try:
+        os.fork()  # parent and child both keep forking
+    except OSError:
+        refused += 1
+        time.sleep(0.01)
+if os.getpid() != main:
+    os._exit(0)
+print("RESULT:", json.dumps({"refused": refused}))
+`,
+      during: neighbourStillWorks,
+      after: expectNothingLeft,
+    });
+    if (backend === "docker") {
+      expect(resultJson<{ refused: number }>(run).refused).toBeGreaterThan(0);
+    } else {
+      // gVisor's tasks are not host processes: the bomb is bounded by gVisor's own limits and memory,
+      // or it takes the sandbox down (infrastructure); either way the neighbour and the host carry on.
+      expect(["ok", "oom", "error", "infrastructure"]).toContain(run.status);
+    }
+  });
+
+  test("R2: a thread bomb stops at the limit; the host and other sandboxes are unaffected", async () => {
+    const run = await runCase(tight, {
+      program: `
+import json, threading, time
+started = 0
+try:
+    while started < 100000:
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        started += 1
+except RuntimeError as error:
+    stopped = str(error)
+print("RESULT:", json.dumps({"threads": started}))
+`,
+      during: neighbourStillWorks,
+      after: expectNothingLeft,
+    });
+    if (backend === "docker") {
+      expect(resultJson<{ threads: number }>(run).threads).toBeLessThan(limits.pidsLimit);
+    } else {
+      expect(["ok", "oom", "error", "infrastructure"]).toContain(run.status);
+    }
+  });
+
+  test("R3: a memory bomb is OOM-killed (status oom, exit 137) and there is no swap", async () => {
+    const run = await runCase(tight, {
+      program: `
+blocks = []
+while True:
+    blocks.append(bytearray(16 * 1024 * 1024))
+`,
+      after: async (session) => {
+        const info = await session.inspect();
+        expect(info.HostConfig.MemorySwap).toBe(info.HostConfig.Memory);
+        await expectNothingLeft(session);
+      },
+    });
+    expect(run.status).toBe("oom");
+    expect(run.exitCode).toBe(137);
+  });
+
+  test("R4: filling /workspace and /tmp stops with ENOSPC at the configured size", async () => {
+    const outcome = resultJson<Record<string, [string, number]>>(
+      await runCase(tight, {
+        program: `
+import errno, json
+outcome = {}
+for folder in ["/workspace", "/tmp"]:
+    written = 0
+    try:
+        with open(f"{folder}/${hostileMarker}-fill", "wb") as file:
+            while written < 64 * 1024 * 1024:
+                file.write(b"x" * 65536)
+                file.flush()
+                written += 65536
+        outcome[folder] = ["no error", written]
+    except OSError as error:
+        outcome[folder] = [errno.errorcode[error.errno], written]
+print("RESULT:", json.dumps(outcome))
+`,
+      }),
+    );
+    for (const [folder, [code, written]] of Object.entries(outcome)) {
+      expect(code, folder).toBe("ENOSPC");
+      expect(written, folder).toBeLessThanOrEqual(16 * 1024 * 1024);
+      expect(written, folder).toBeGreaterThan(12 * 1024 * 1024);
+    }
+  });
+
+  test("R5: 1 GB of stdout, in lines and as one line, is capped with truncated; host memory stays flat", async () => {
+    for (const newline of [true, false]) {
+      const before = process.memoryUsage().rss;
+      const run = await runCase(roomy, {
+        program: `
+import sys
+chunk = (b"y" * 1023 + b"\\n") if ${newline ? "True" : "False"} else b"z" * 1024
+block = chunk * 1024
+for _ in range(1024):
+    sys.stdout.buffer.write(block)
+sys.stdout.buffer.flush()
+sys.stderr.write("flood done\\n")
+`,
+        execTimeout: 110,
+      });
+      const grown = process.memoryUsage().rss - before;
+      expect(run.status, run.stderr).toBe("no-result");
+      expect(run.truncated).toBe(true);
+      expect(run.stdout.length).toBeLessThan(1.5 * 1024 * 1024);
+      expect(run.stderr).toContain("flood done");
+      expect(grown).toBeLessThan(200 * 1024 * 1024);
+    }
+  });
+
+  test("R6: a busy loop on every core is throttled to the CPU limit and killed at the deadline", async () => {
+    const outcome = resultJson<{ cpuSeconds: number; wallSeconds: number }>(
+      await runCase(tight, {
+        program: `
+import json, os, time
+started = time.monotonic()
+children = []
+for _ in range(os.cpu_count() or 2):
+    pid = os.fork()
+    if pid == 0:
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            pass
+        os._exit(0)
+    children.append(pid)
+cpu = 0.0
+for pid in children:
+    _, _, usage = os.wait4(pid, 0)
+    cpu += usage.ru_utime + usage.ru_stime
+print("RESULT:", json.dumps({"cpuSeconds": cpu, "wallSeconds": time.monotonic() - started}))
+`,
+      }),
+    );
+    // Unthrottled, the loops would use about cores x 3 s; the limit is half a CPU.
+    expect(outcome.cpuSeconds).toBeLessThan(limits.cpuLimit * outcome.wallSeconds * 1.5 + 0.5);
+    const endless = await runCase(tight, {
+      program: "while True:\n    pass\n",
+      execTimeout: 2,
+      after: expectNothingLeft,
+    });
+    expect(endless.status).toBe("timeout");
+    expect(endless.runMs).toBeLessThan(2000 + 10_000);
+  });
+
+  test("R7: stdin is empty, and time.sleep(10**6) is killed at the deadline", async () => {
+    const run = await runCase(roomy, {
+      program: `
+import sys, time
+print("stdin held", len(sys.stdin.read()), "bytes", flush=True)
+time.sleep(10**6)
+`,
+      execTimeout: 2,
+      after: expectNothingLeft,
+    });
+    expect(run.status).toBe("timeout");
+    expect(run.stdout).toContain("stdin held 0 bytes");
+    expect(run.runMs).toBeLessThan(2000 + 10_000);
+  });
+
+  test("R8: a program that traps SIGTERM (and its children) is still gone at the deadline", async () => {
+    const run = await runCase(roomy, {
+      program: `
+import os, signal, time
+for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1):
+    signal.signal(number, signal.SIG_IGN)
+for _ in range(3):
+    if os.fork() == 0:
+        os.setsid()
+        break
+print("trapping", flush=True)
+while True:
+    time.sleep(0.1)
+`,
+      execTimeout: 2,
+      after: expectNothingLeft,
+    });
+    expect(run.status).toBe("timeout");
+  });
+
+  test("R9: a double-forked setsid daemon does not outlive the program", async () => {
+    const run = await runCase(roomy, {
+      program: `
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        for descriptor in range(0, 5):
+            try:
+                os.close(descriptor)
+            except OSError:
+                pass
+        while True:
+            with open("/workspace/${hostileMarker}-heartbeat", "a") as file:
+                file.write("beat\\n")
+            time.sleep(0.05)
+    os._exit(0)
+time.sleep(0.5)
+print("RESULT: daemon started")
+`,
+      after: async (session) => {
+        await expectNothingLeft(session);
+        const size = async () =>
+          (await session.listFiles("/workspace")).find((entry) => entry.name.endsWith("heartbeat"))?.size ?? 0;
+        const first = await size();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        expect(first).toBeGreaterThan(0);
+        expect(await size()).toBe(first);
+      },
+    });
+    expect(run.status).toBe("ok");
+  });
+});
