@@ -16,7 +16,12 @@ export default defineConfig({
       {
         test: {
           name: "docker",
-          include: ["packages/*/src/**/*.docker.test.ts", "packages/*/test/**/*.docker.test.ts", "tests/**/*.docker.test.ts", "examples/**/*.docker.test.ts"],
+          include: [
+            "packages/*/src/**/*.docker.test.ts",
+            "packages/*/test/**/*.docker.test.ts",
+            "tests/**/*.docker.test.ts",
+            "examples/**/*.docker.test.ts",
+          ],
           exclude: ["**/node_modules/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,

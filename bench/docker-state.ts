@@ -10,9 +10,10 @@ export async function ownContainers(docker: Dockerode): Promise<Dockerode.Contai
 const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /**
- * Waits until this process owns exactly `expected` containers, all running: pending removals are
- * done and warm pools are full again. Then a short grace for the pool's last steps (kill helper,
- * warm relay). Gives up after `timeoutMs` (the next measurement then starts anyway).
+ * Waits until this process owns exactly `expected` containers, all running and ready: pending
+ * removals are done and warm pools are full again (a warm container is ready when its two execs,
+ * the kill helper and the waiting relay, run). Gives up after `timeoutMs` (the next measurement then
+ * starts anyway).
  */
 export async function settle(
   docker: Dockerode,
@@ -25,8 +26,19 @@ export async function settle(
       containers.length === options.expected &&
       containers.every((container) => container.State === "running")
     ) {
-      await delay(options.expected > 0 ? 300 : 50);
-      return true;
+      const execs = await Promise.all(
+        containers.map((container) =>
+          docker
+            .getContainer(container.Id)
+            .inspect()
+            .then((info) => (info as { ExecIDs?: string[] | null }).ExecIDs?.length ?? 0)
+            .catch(() => 0),
+        ),
+      );
+      if (execs.every((count) => count >= 2)) {
+        await delay(50);
+        return true;
+      }
     }
     await delay(50);
   }

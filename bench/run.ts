@@ -226,13 +226,24 @@ if (wanted("throughput")) {
 }
 
 if (wanted("samples")) {
-  const section = "samples (no pool)";
+  const section = "samples (pool 2)";
   const samples = await measureSamples({ docker, rounds: plan.samplesRounds, onProgress: progress });
   const one = figure(section, "samples: 1", samples.one);
   const two = figure(section, "samples: 2", samples.two);
   ratio(section, "samples 2 / samples 1 at p50", two.p50 / one.p50, {
     text: "near 1 (< 1.5)",
     met: two.p50 / one.p50 < 1.5,
+  });
+  const overlap = summarize(samples.overlap);
+  raw[`${section}: overlap`] = overlap;
+  rows.push({
+    section,
+    figure: "samples 2: sum of sample times / turn time",
+    p50: overlap.p50,
+    p95: overlap.p95,
+    unit: "x",
+    count: overlap.count,
+    note: "2 = fully concurrent, 1 = one after the other",
   });
 }
 

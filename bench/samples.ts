@@ -1,35 +1,53 @@
 import type Dockerode from "dockerode";
-import { scriptedAgent, timedTurn } from "./agents.ts";
+import { question, scriptedAgent } from "./agents.ts";
 import { settle } from "./docker-state.ts";
 import { overheadProgram } from "./turn-overhead.ts";
 
-export type SamplesResult = { one: number[]; two: number[] };
+export type SamplesResult = { one: number[]; two: number[]; overlap: number[] };
 
 /**
- * A turn with `codeAction: { samples: 2 }` against the same turn with 1 (no pool, so each sample
- * starts its own container): when the samples run concurrently the ratio is near 1, not 2.
+ * A turn with `codeAction: { samples: 2 }` against the same turn with 1, both with `pool: 2` (so
+ * container start-up, which the two cores here cannot do twice at once for free, is not the
+ * subject): when the samples run concurrently the ratio is near 1, not 2. `overlap` is the sum of
+ * the two samples' own durations over the turn's: 2 when they run fully at once, 1 when one after
+ * the other.
  */
 export async function measureSamples(options: {
   docker: Dockerode;
   rounds: number;
   onProgress?: (message: string) => void;
 }): Promise<SamplesResult> {
-  const one = await scriptedAgent({ program: overheadProgram, replies: options.rounds + 1, sandbox: {} });
+  const sandbox = { pool: 2 };
+  const one = await scriptedAgent({ program: overheadProgram, replies: options.rounds + 1, sandbox });
   const two = await scriptedAgent({
     program: overheadProgram,
     replies: 2 * (options.rounds + 1),
-    sandbox: {},
+    sandbox,
     extra: { codeAction: { samples: 2 } },
   });
-  const result: SamplesResult = { one: [], two: [] };
+  const result: SamplesResult = { one: [], two: [], overlap: [] };
+  const turn = async (name: "one" | "two") => {
+    const started = performance.now();
+    const outcome = await (name === "one" ? one : two).invoke(question);
+    const ms = performance.now() - started;
+    if (outcome.status !== "ok" || outcome.answer !== "1")
+      throw new Error(`a samples turn failed: ${outcome.status}`);
+    return { ms, attempts: outcome.attempts };
+  };
   try {
-    await timedTurn(one, "1");
-    await timedTurn(two, "1");
+    await settle(options.docker, { expected: 4 });
+    await turn("one");
+    await turn("two");
     for (let round = 0; round < options.rounds; round += 1) {
       const order = round % 2 === 0 ? (["one", "two"] as const) : (["two", "one"] as const);
       for (const name of order) {
-        await settle(options.docker, { expected: 0 });
-        result[name].push((await timedTurn(name === "one" ? one : two, "1")).ms);
+        await settle(options.docker, { expected: 4 });
+        const { ms, attempts } = await turn(name);
+        result[name].push(ms);
+        if (name === "two") {
+          const own = attempts.reduce((total, attempt) => total + (attempt.timings?.totalMs ?? 0), 0);
+          result.overlap.push(own / ms);
+        }
       }
       options.onProgress?.(`samples round ${round + 1}/${options.rounds}`);
     }

@@ -53,7 +53,12 @@ def request(tool, args, request_id):
     return json.dumps({"id": request_id, "tool": tool, "args": args}).encode()
 `;
 
-type Response = { ok?: boolean; value?: unknown; error?: { type: string; message: string }; timeout?: boolean };
+type Response = {
+  ok?: boolean;
+  value?: unknown;
+  error?: { type: string; message: string };
+  timeout?: boolean;
+};
 
 describe.each(backends)("bridge abuse (backend %s)", (backend) => {
   let manager: SandboxManager;
@@ -245,7 +250,9 @@ print("RESULT:", json.dumps(answers))
     const answers = resultJson<Record<string, Response>>(run);
     for (const kind of ["symlink", "symlink to a request", "fifo", "directory"]) {
       expect(answers[kind]!.timeout, kind).toBeUndefined();
-      expect(answers[kind]!.error?.message, kind).toMatch(/request file (is not a regular file|could not be opened)/);
+      expect(answers[kind]!.error?.message, kind).toMatch(
+        /request file (is not a regular file|could not be opened)/,
+      );
       expect(JSON.stringify(answers[kind]), kind).not.toMatch(/root:x:0:0/);
     }
     expect(calls.length).toBeLessThanOrEqual(1);

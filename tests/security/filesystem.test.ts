@@ -146,7 +146,10 @@ print("RESULT: linked")
         const readTool = createShellTools(session).find((tool) => tool.name === "sandbox_read_file");
         expect(readTool).toBeDefined();
         const answer = await readTool!
-          .invoke({ path: `/workspace/${hostileMarker}-passwd` }, { runId: "f4", signal: new AbortController().signal })
+          .invoke(
+            { path: `/workspace/${hostileMarker}-passwd` },
+            { runId: "f4", signal: new AbortController().signal },
+          )
           .then(
             (value) => JSON.stringify(value),
             (error: Error) => `refused: ${error.message}`,

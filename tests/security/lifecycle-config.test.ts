@@ -158,7 +158,10 @@ describe("bad configuration is refused before anything starts", () => {
     [{ pattern: "code-action", sandbox: { network_mode: "host" } }, "network"],
   ])("buildAgent(%j) is refused before any container starts", async (options, field) => {
     const before = await containersOfThisProcess();
-    const error = await buildAgent({ model: new ScriptedChatModel([]), ...(options as object) } as never).then(
+    const error = await buildAgent({
+      model: new ScriptedChatModel([]),
+      ...(options as object),
+    } as never).then(
       async (agent) => {
         await agent.shutdown();
         return undefined;

@@ -139,7 +139,9 @@ print("RESULT:", json.dumps({
     } catch (error) {
       await restricted.cleanupAll();
       if (SandboxError.isInstance?.(error) || error instanceof SandboxError) {
-        context.skip(`network restricted is not available yet (packages/sandbox/src/network/): ${(error as Error).message}`);
+        context.skip(
+          `network restricted is not available yet (packages/sandbox/src/network/): ${(error as Error).message}`,
+        );
         return;
       }
       throw error;
@@ -200,12 +202,20 @@ print("RESULT:", json.dumps({"mine": sorted(f"{key}={value}" for key, value in o
     expect(mine.map((entry) => entry.split("=")[0]).filter((name) => !allowed.has(name!))).toEqual([]);
     expect(mine).toContain("TEAM=blue");
     const pid1 = outcome.pid1 as string[];
-    expect(pid1.map((entry) => entry.split("=")[0]).filter((name) => !allowed.has(name!) && name !== "EACCES")).toEqual(
-      [],
-    );
+    expect(
+      pid1.map((entry) => entry.split("=")[0]).filter((name) => !allowed.has(name!) && name !== "EACCES"),
+    ).toEqual([]);
     expect(String(outcome.everything)).not.toContain(fakeSecret);
-    for (const name of ["CODEACTION_SECURITY_FAKE_API_KEY", "OPENAI_API_KEY", "DOCKER_HOST", "SSH_AUTH_SOCK"]) {
-      expect(mine.some((entry) => entry.startsWith(`${name}=`)), name).toBe(false);
+    for (const name of [
+      "CODEACTION_SECURITY_FAKE_API_KEY",
+      "OPENAI_API_KEY",
+      "DOCKER_HOST",
+      "SSH_AUTH_SOCK",
+    ]) {
+      expect(
+        mine.some((entry) => entry.startsWith(`${name}=`)),
+        name,
+      ).toBe(false);
     }
   });
 

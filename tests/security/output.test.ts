@@ -29,7 +29,8 @@ function bufferLogger() {
   return { logger: pino({ level: "debug" }, sink), lines };
 }
 
-const escapes = "\u001b]0;pwned\u0007\u001b[2J\u001b[1;1H\u001b]52;c;ZXZpbA==\u0007\u001b]8;;http://example.invalid\u0007link\u001b]8;;\u0007\u009b31m";
+const escapes =
+  "\u001b]0;pwned\u0007\u001b[2J\u001b[1;1H\u001b]52;c;ZXZpbA==\u0007\u001b]8;;http://example.invalid\u0007link\u001b]8;;\u0007\u009b31m";
 
 describe.each(backends)("output abuse (backend %s)", (backend) => {
   test("O1: a fake RESULT line in stderr or inside a tool result is never the answer", async () => {
@@ -76,9 +77,12 @@ describe.each(backends)("output abuse (backend %s)", (backend) => {
       const replay = join(folder, "replay.json");
       const program = `import sys\nsys.stderr.write(${JSON.stringify(escapes)})\nprint("RESULT: " + ${JSON.stringify(escapes)})`;
       writeFileSync(replay, JSON.stringify({ replies: [fenced(program)] }));
-      const run = await runCli(["ask", "--no-journal", "--show-program", "--replay", replay, "What is the answer?"], {
-        cwd: folder,
-      });
+      const run = await runCli(
+        ["ask", "--no-journal", "--show-program", "--replay", replay, "What is the answer?"],
+        {
+          cwd: folder,
+        },
+      );
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.stdout).toContain("\\x1b]0;pwned\\x07");
       expect(run.stdout + run.stderr).not.toMatch(/[\u001b\u0007\u009b]/);

@@ -12,8 +12,8 @@ import {
   type SandboxSession,
 } from "@codeaction/sandbox";
 import { expect } from "vitest";
-import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import { renderStubsModule } from "../../packages/core/src/code-action/python-stubs.ts";
+import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
 
 /** Both runtimes every case runs under: runc ("docker") and runsc ("gvisor"). */
@@ -32,7 +32,13 @@ let dockerClient: Promise<DockerClient> | undefined;
 
 /** The engine the tests inspect (the same one the sandbox uses). */
 export function docker(): Promise<DockerClient> {
-  dockerClient ??= connectDocker().then((connected) => connected.docker);
+  dockerClient ??= connectDocker().then(
+    (connected) => connected.docker,
+    (error: unknown) => {
+      dockerClient = undefined;
+      throw error;
+    },
+  );
   return dockerClient;
 }
 
@@ -126,7 +132,11 @@ export function executePython(session: SandboxSession, program: string, options:
 }
 
 /** The JSON after the last RESULT line of a run (fails the test when there is none). */
-export function resultJson<T = Record<string, unknown>>(run: { status: string; result?: string; stderr: string }): T {
+export function resultJson<T = Record<string, unknown>>(run: {
+  status: string;
+  result?: string;
+  stderr: string;
+}): T {
   expect(run.status, run.stderr).toBe("ok");
   expect(run.result, run.stderr).toBeDefined();
   return JSON.parse(run.result!) as T;
@@ -187,7 +197,9 @@ export async function runCase(manager: SandboxManager, options: CaseOptions): Pr
   } finally {
     await session.destroy();
   }
-  expect(["ok", "error", "timeout", "oom", "no-result", "tool-limit", "infrastructure"]).toContain(run.status);
+  expect(["ok", "error", "timeout", "oom", "no-result", "tool-limit", "infrastructure"]).toContain(
+    run.status,
+  );
   for (const id of new Set([containerId, session.containerId])) expect(await removedSoon(id), id).toBe(true);
   expect(await containersWithLabel(labelKeys.managerId, manager.managerId)).toEqual([]);
   expectHostUnaffected(before);
@@ -212,7 +224,10 @@ export async function removedSoon(containerId: string, waitMs = 10_000): Promise
 }
 
 /** A manager for one backend, ready. */
-export async function readyManager(backend: Backend, config: SandboxConfigInput = {}): Promise<SandboxManager> {
+export async function readyManager(
+  backend: Backend,
+  config: SandboxConfigInput = {},
+): Promise<SandboxManager> {
   const manager = new SandboxManager({ backend, network: "none", ...config });
   await manager.ready();
   return manager;
@@ -258,7 +273,9 @@ export async function runAgentCase(options: {
   });
   const outcome: AgentCase = { events: [], attempts: [] };
   try {
-    const stream = agent.stream({ messages: [{ role: "user", content: options.question ?? "Run the program." }] });
+    const stream = agent.stream({
+      messages: [{ role: "user", content: options.question ?? "Run the program." }],
+    });
     try {
       for (;;) {
         const step = await stream.next();

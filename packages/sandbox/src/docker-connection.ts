@@ -5,7 +5,7 @@ import { DockerUnavailableError, type EndpointAttempt } from "./errors/docker-un
 /** One place a Docker engine may answer. */
 export type DockerEndpoint = { label: string; options: Dockerode.DockerOptions };
 
-/** The endpoints tried, in order: DOCKER_HOST, then the usual sockets (system, Docker Desktop, rootless). */
+/** The endpoints tried: DOCKER_HOST alone when it is set, else the usual sockets (system, Docker Desktop, rootless). */
 export function defaultEndpoints(environment: NodeJS.ProcessEnv = process.env): DockerEndpoint[] {
   const endpoints: DockerEndpoint[] = [];
   const dockerHost = environment.DOCKER_HOST;
@@ -16,6 +16,8 @@ export function defaultEndpoints(environment: NodeJS.ProcessEnv = process.env): 
       // tcp://, ssh://, TLS through DOCKER_TLS_VERIFY and DOCKER_CERT_PATH: docker-modem reads the environment.
       endpoints.push({ label: `DOCKER_HOST=${dockerHost}`, options: {} as Dockerode.DockerOptions });
     }
+    // Like the docker CLI: DOCKER_HOST names the engine meant; never fall back to another one.
+    return endpoints;
   }
   const home = homedir();
   const sockets = [

@@ -33,6 +33,7 @@ export { buildProxyImage, proxyImage } from "./network/proxy-image.ts";
 export type { SweptNetwork } from "./network/sweep-networks.ts";
 export { sweepNetworks } from "./network/sweep-networks.ts";
 export { resolveSandboxPath } from "./paths.ts";
+export type { PoolStatus } from "./pool.ts";
 export type { ExecuteOptions, FileEntry } from "./session.ts";
 export { SandboxSession } from "./session.ts";
 export type { SweptContainer } from "./sweep.ts";

@@ -24,7 +24,8 @@ function fakePool(options: Partial<ContainerPoolOptions<Fake>> & { size: number;
   const discarded: Fake[] = [];
   const pool = new ContainerPool<Fake>({
     create: async () => {
-      const fake = { id: (next += 1), usable: true };
+      next += 1;
+      const fake = { id: next, usable: true };
       created.push(fake);
       return fake;
     },

@@ -25,9 +25,10 @@ export class WarmProcess {
     this.argv = argv;
     this.process = process;
     this.socket = socket;
-    void process.exit.finally(() => {
+    const ended = () => {
       this.ended = true;
-    });
+    };
+    process.exit.then(ended, ended);
     for (const event of ["end", "close", "error"]) socket.on(event, () => (this.ended = true));
   }
 

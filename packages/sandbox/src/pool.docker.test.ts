@@ -1,0 +1,150 @@
+import type Dockerode from "dockerode";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { connectDocker } from "./docker-connection.ts";
+import { labelKeys } from "./labels.ts";
+import { SandboxManager } from "./manager.ts";
+
+// The warm pool and the live-container bound against the real engine. No timings: what is checked is
+// which containers exist, which serve whom, and how many are alive at once.
+
+let docker: Dockerode;
+
+beforeAll(async () => {
+  ({ docker } = await connectDocker());
+});
+
+function containersOf(manager: SandboxManager): Promise<Dockerode.ContainerInfo[]> {
+  return docker.listContainers({
+    all: true,
+    filters: { label: [`${labelKeys.managerId}=${manager.managerId}`] },
+  });
+}
+
+async function exists(containerId: string): Promise<boolean> {
+  try {
+    await docker.getContainer(containerId).inspect();
+    return true;
+  } catch (error) {
+    if ((error as { statusCode?: number }).statusCode === 404) return false;
+    throw error;
+  }
+}
+
+/** Counts this manager's containers (any state) every 25 ms until stopped; returns the highest count. */
+function watchLiveCount(manager: SandboxManager): { stop: () => Promise<number> } {
+  let highest = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      highest = Math.max(highest, (await containersOf(manager)).length);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return highest;
+    },
+  };
+}
+
+function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    stream.on("error", reject);
+  });
+}
+
+describe("the warm pool", () => {
+  const managers: SandboxManager[] = [];
+  afterAll(async () => {
+    await Promise.allSettled(managers.map((manager) => manager.cleanupAll()));
+  });
+
+  test("each pooled container serves one session only, untouched, with the warm command already running; shutdown leaves none", async () => {
+    const manager = new SandboxManager({ pool: 2, maxConcurrent: 4 }, { warmCommand: ["cat"] });
+    managers.push(manager);
+    await manager.ready();
+    const used: string[] = [];
+    for (let run = 0; run < 4; run += 1) {
+      const session = await manager.createSession();
+      expect(used).not.toContain(session.containerId);
+      used.push(session.containerId);
+      // No program touched it: /workspace is empty.
+      const listing = await session.execute("ls -A /workspace");
+      expect(listing.stdout).toBe("");
+      // The warm command runs before anyone spawns it: PID 1's `cat` plus the waiting one.
+      const before = await session.execute(
+        'n=0; for f in /proc/[0-9]*/comm; do [ "$(cat "$f" 2>/dev/null)" = cat ] && n=$((n+1)); done; echo $n',
+      );
+      expect(Number(before.stdout.trim())).toBeGreaterThanOrEqual(2);
+      const process = session.spawn(["cat"]);
+      const output = readAll(process.stdout);
+      process.stderr.resume();
+      process.stdin.end(`hello from run ${run}`);
+      expect(await output).toBe(`hello from run ${run}`);
+      expect((await process.exit).exitCode).toBe(0);
+      await session.execute("touch /workspace/used");
+      await session.destroy();
+      // Destroyed, not returned to the pool.
+      expect(await exists(session.containerId)).toBe(false);
+    }
+    expect(new Set(used).size).toBe(4);
+    // The pool refills in the background; none of its containers is one that served a session.
+    const pooled = (await containersOf(manager)).map((container) => container.Id);
+    for (const id of pooled) expect(used).not.toContain(id);
+    await manager.cleanupAll();
+    expect(await containersOf(manager)).toEqual([]);
+  });
+
+  test("a spawn that is not the warm command starts its own process; the waiting one ends", async () => {
+    const manager = new SandboxManager({ pool: 1 }, { warmCommand: ["cat"] });
+    managers.push(manager);
+    await manager.ready();
+    const session = await manager.createSession();
+    const process = session.spawn(["sh", "-c", "echo other"]);
+    process.stderr.resume();
+    process.stdin.end();
+    expect(await readAll(process.stdout)).toBe("other\n");
+    await session.destroy();
+    await manager.cleanupAll();
+    expect(await containersOf(manager)).toEqual([]);
+  });
+});
+
+describe("maxConcurrent", () => {
+  const managers: SandboxManager[] = [];
+  afterAll(async () => {
+    await Promise.allSettled(managers.map((manager) => manager.cleanupAll()));
+  });
+
+  test.each([0, 2])(
+    "maxConcurrent 2, pool %i: 6 concurrent sessions never have more than 2 containers alive, and all succeed in order",
+    async (pool) => {
+      const manager = new SandboxManager({ pool, maxConcurrent: 2 });
+      managers.push(manager);
+      await manager.ready();
+      const watcher = watchLiveCount(manager);
+      const served: number[] = [];
+      const runs = Array.from({ length: 6 }, async (_, index) => {
+        const session = await manager.createSession();
+        served.push(index);
+        const result = await session.execute(`sleep 0.3; echo ${index}`);
+        await session.destroy();
+        return result;
+      });
+      const results = await Promise.all(runs);
+      const highest = await watcher.stop();
+      expect(results.map((result) => result.stdout.trim())).toEqual(["0", "1", "2", "3", "4", "5"]);
+      expect(results.every((result) => result.exitCode === 0)).toBe(true);
+      expect(served).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(highest).toBeGreaterThanOrEqual(1);
+      expect(highest).toBeLessThanOrEqual(2);
+      await manager.cleanupAll();
+      expect(await containersOf(manager)).toEqual([]);
+    },
+  );
+});
