@@ -52,13 +52,16 @@ describe("connectDocker", () => {
     expect(error.message).toContain(`${join(folder, "missing.sock")} (ENOENT`);
   });
 
-  it("tries DOCKER_HOST first, then the usual sockets", () => {
+  it("tries only DOCKER_HOST when it is set, like the docker CLI", () => {
     const endpoints = defaultEndpoints({ DOCKER_HOST: "unix:///custom/docker.sock" });
-    expect(endpoints[0]).toEqual({
-      label: "DOCKER_HOST=unix:///custom/docker.sock",
-      options: { socketPath: "/custom/docker.sock" },
-    });
-    expect(endpoints.map((endpoint) => endpoint.label)).toContain("/var/run/docker.sock");
-    expect(endpoints.some((endpoint) => endpoint.label.endsWith("/.docker/run/docker.sock"))).toBe(true);
+    expect(endpoints).toEqual([
+      { label: "DOCKER_HOST=unix:///custom/docker.sock", options: { socketPath: "/custom/docker.sock" } },
+    ]);
+  });
+
+  it("tries the usual sockets when DOCKER_HOST is unset", () => {
+    const labels = defaultEndpoints({}).map((endpoint) => endpoint.label);
+    expect(labels).toContain("/var/run/docker.sock");
+    expect(labels.some((label) => label.endsWith("/.docker/run/docker.sock"))).toBe(true);
   });
 });

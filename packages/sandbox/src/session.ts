@@ -91,6 +91,8 @@ export class SandboxSession {
   private logger: Logger | undefined;
   private destroyed = false;
   private recycling: Promise<void> | undefined;
+  /** Closers of spawned processes' exec connections still open (gVisor does not always end them). */
+  private readonly openSpawns = new Set<() => void>();
 
   constructor(internals: SessionInternals) {
     this.internals = internals;
@@ -300,12 +302,19 @@ export class SandboxSession {
       });
       stdin.pipe(stream);
       stream.pipe(new Demultiplexer(stdout, stderr));
-      return { exec, stream };
+      const close = () => {
+        (stream as unknown as { destroy?: () => void }).destroy?.();
+        stdout.end();
+        stderr.end();
+      };
+      this.openSpawns.add(close);
+      return { exec, stream, close };
     })();
     const started = launching.then(() => undefined);
-    const exit = launching.then(async ({ exec, stream }) => {
+    const exit = launching.then(async ({ exec, close }) => {
       await Promise.all([finished(stdout), finished(stderr)]).catch(() => undefined);
-      (stream as unknown as { destroy?: () => void }).destroy?.();
+      close();
+      this.openSpawns.delete(close);
       return { exitCode: await waitForExecExit(exec) };
     });
     launching.catch((error: unknown) => {
@@ -537,6 +546,8 @@ export class SandboxSession {
     try {
       await removeContainer(launched.container);
     } finally {
+      for (const close of this.openSpawns) close();
+      this.openSpawns.clear();
       this.internals.onDestroyed(this);
     }
   }
