@@ -67,8 +67,8 @@ for (let index = 0; index < runs; index += 1) {
   }
   if ((index + 1) % 100 === 0) await sample(index + 1);
 }
-await agent.shutdown();
 if (runs % 100 !== 0) await sample(runs);
+await agent.shutdown();
 await sample(runs); // after shutdown: every container removed
 
 const first = samples[0]!;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (idempotent), type-check, lint, unit tests, and the
-# Docker tests against the real engine.
+# The whole test suite: set-up (idempotent), type-check, lint, the unit, docker and security
+# projects against the real engine, then the faults project alone (it restarts dockerd).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=setup.sh
@@ -10,5 +10,9 @@ echo "[test] pnpm typecheck" >&2
 pnpm typecheck
 echo "[test] pnpm lint" >&2
 pnpm lint
-echo "[test] vitest (unit and docker projects)" >&2
-pnpm vitest run "$@"
+echo "[test] node scripts/sync-docs.ts --check (docs' code matches the tested examples)" >&2
+node scripts/sync-docs.ts --check
+echo "[test] vitest: unit, docker and security projects" >&2
+pnpm vitest run --project unit --project docker --project security "$@"
+echo "[test] vitest: faults project (restarts dockerd; runs alone)" >&2
+pnpm vitest run --project faults

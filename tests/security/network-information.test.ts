@@ -154,11 +154,18 @@ for url in ["http://example.invalid/", "http://localhost:9/"]:
         urllib.request.urlopen(url, timeout=10)
         print(url, "reached")
     except Exception as error:
-        print(url, "refused", type(error).__name__)'`,
-        { timeout: 60 },
+        print(url, "refused", type(error).__name__, getattr(error, "code", ""))'`,
+        // NO_PROXY emptied: the allowed name "localhost" goes to the proxy too, which must refuse it.
+        { timeout: 60, env: { NO_PROXY: "", no_proxy: "" } },
       );
+      console.info(`[N7 ${backend}] ${result.stdout.trim().replaceAll("\n", "; ")} ${result.stderr.trim()}`);
       expect(result.stdout).not.toMatch(/reached/);
       expect(result.stdout.match(/refused/g)).toHaveLength(2);
+      if (backend === "docker") {
+        // The proxy itself answers: a refusal (HTTP 403), not a failure to connect anywhere.
+        expect(result.stdout).toMatch(/example\.invalid\/ refused HTTPError 403/);
+        expect(result.stdout).toMatch(/localhost:9\/ refused HTTPError 403/);
+      }
     } finally {
       await session.destroy();
       await restricted.cleanupAll();

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -83,6 +83,7 @@ describe.each(backends)("output abuse (backend %s)", (backend) => {
           cwd: folder,
         },
       );
+      rmSync(folder, { recursive: true, force: true });
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.stdout).toContain("\\x1b]0;pwned\\x07");
       expect(run.stdout + run.stderr).not.toMatch(/[\u001b\u0007\u009b]/);

@@ -219,7 +219,8 @@ print("RESULT:", json.dumps({
     for (const name of ["packet", "raw", "raw6"]) {
       expect(["EPERM", "EACCES", "EAFNOSUPPORT", "EPROTONOSUPPORT"], name).toContain(outcome[name]);
     }
-    // Docker 20.10's default seccomp profile lets socket(AF_VSOCK) through: see docs/security.md.
+    // Docker 20.10's default seccomp profile lets socket(AF_VSOCK) through; the sandbox stacks its own
+    // filter on it (packages/sandbox/src/syscall-guard.ts).
     expect(["EPERM", "EACCES", "EAFNOSUPPORT"], "vsock").toContain(outcome.vsock);
   });
 });

@@ -125,8 +125,9 @@ while True:
       expect(run.status).toBe("oom");
       expect(run.exitCode).toBe(137);
     } else {
-      // Under gVisor the kernel's OOM killer may take the sentry (and the relay) with the program.
-      expect(["oom", "infrastructure"]).toContain(run.status);
+      // Under gVisor the kernel's OOM killer may take the sentry (and the relay) with the program, and
+      // under load the sandbox was seen to stall at the limit until the deadline killed it (timeout).
+      expect(["oom", "infrastructure", "timeout"]).toContain(run.status);
     }
   });
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { buildAgent, type ToolSpec } from "@codeaction/core";
@@ -55,6 +55,7 @@ export function containersOfThisProcess(): Promise<string[]> {
 }
 
 const sentinelPath = join("/tmp", `codeaction-security-sentinel-${process.pid}`);
+process.once("exit", () => rmSync(sentinelPath, { force: true }));
 const watchedFolders = ["/", "/tmp", "/var/tmp", "/root", "/etc", "/dev/shm", "/workspace", "/home"];
 const watchedFiles = ["/etc/passwd", "/etc/hosts", "/etc/hostname", "/proc/sys/kernel/core_pattern"];
 

@@ -1,4 +1,5 @@
 import type Dockerode from "dockerode";
+import { guardedArgv } from "./syscall-guard.ts";
 
 /** What a command returned. Failures of the command are results, not exceptions. */
 export type ExecResult = {
@@ -41,7 +42,7 @@ export async function startExec(
   options: ExecStartOptions,
 ): Promise<{ exec: Dockerode.Exec; stream: NodeJS.ReadWriteStream }> {
   const exec = await container.exec({
-    Cmd: options.argv,
+    Cmd: guardedArgv(options.argv),
     Env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),
     ...(options.cwd ? { WorkingDir: options.cwd } : {}),
     AttachStdin: options.stdin,
