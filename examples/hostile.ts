@@ -5,10 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { SandboxManager } from "@codeaction/sandbox";
 
-const program = await readFile(
-  new URL("./hostile.py", import.meta.url),
-  "utf8",
-);
+const program = await readFile(new URL("./hostile.py", import.meta.url), "utf8");
 
 const manager = new SandboxManager({ network: "none" });
 try {

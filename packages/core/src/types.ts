@@ -17,7 +17,14 @@ export type ToolCallRecord = {
   durationMs: number;
 };
 
-export type AttemptStatus = "ok" | "error" | "timeout" | "oom" | "no-result" | "tool-limit" | "infrastructure";
+export type AttemptStatus =
+  | "ok"
+  | "error"
+  | "timeout"
+  | "oom"
+  | "no-result"
+  | "tool-limit"
+  | "infrastructure";
 
 /** One program and what became of it. */
 export type Attempt = {

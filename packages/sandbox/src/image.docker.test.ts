@@ -80,7 +80,12 @@ describe("sandbox images", () => {
 
   it("a Dockerfile build that cannot get its base fails with the engine's reason", async () => {
     await expect(
-      buildImage({ docker, method: "dockerfile", baseImage: "codeaction-test/absent-base:0", tag: FROM_DOCKERFILE }),
+      buildImage({
+        docker,
+        method: "dockerfile",
+        baseImage: "codeaction-test/absent-base:0",
+        tag: FROM_DOCKERFILE,
+      }),
     ).rejects.toThrow(/docker build of .* FROM codeaction-test\/absent-base:0 failed/);
   });
 });

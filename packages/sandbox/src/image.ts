@@ -103,7 +103,9 @@ export async function buildImage(options: BuildImageOptions): Promise<BuildImage
     if (state.state === "current") {
       return { name, version, method: "reused", durationMs: performance.now() - started };
     }
-    progress(`${name}: ${state.state === "missing" ? "not present" : "built from an older recipe"}, building`);
+    progress(
+      `${name}: ${state.state === "missing" ? "not present" : "built from an older recipe"}, building`,
+    );
   }
   const method = await chooseMethod(options);
   if (method === "dockerfile") {
@@ -242,7 +244,9 @@ export async function buildDebootstrapImage(recipe: DebootstrapImageRecipe): Pro
     await run("chroot", [root, "/bin/sh", "/tmp/additions.sh"], progress);
     await rm(join(root, "tmp/additions.sh"));
     progress(`${name}: docker import`);
-    const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], { stdio: ["ignore", "pipe", "pipe"] });
+    const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let tarError = "";
     tar.stderr.on("data", (chunk: Buffer) => {
       tarError += chunk.toString();
@@ -253,10 +257,13 @@ export async function buildDebootstrapImage(recipe: DebootstrapImageRecipe): Pro
     const stream = await docker.importImage(tar.stdout, { repo, tag, changes: recipe.changes } as object);
     await followJsonStream(stream as NodeJS.ReadableStream, progress, `docker import of ${name}`);
     const code = await tarExit;
-    if (code !== 0) throw new ImageBuildError(`tar of the root filesystem failed (exit ${code}): ${tarError}`);
+    if (code !== 0)
+      throw new ImageBuildError(`tar of the root filesystem failed (exit ${code}): ${tarError}`);
     const info = await docker.getImage(name).inspect();
     if (info.Config?.Labels?.[RECIPE_LABEL] !== recipe.version) {
-      throw new ImageBuildError(`docker import of ${name} did not apply the recipe label; the image is unusable`);
+      throw new ImageBuildError(
+        `docker import of ${name} did not apply the recipe label; the image is unusable`,
+      );
     }
   } finally {
     await rm(work, { recursive: true, force: true });
