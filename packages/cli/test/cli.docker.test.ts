@@ -166,19 +166,21 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
 });
 
 describe("codeaction sandbox run", () => {
-  it("runs the seed's hostile program into six dead ends", async () => {
+  it("runs the seed's hostile program into six dead ends (and the IPv6 and interface extras)", async () => {
     const run = await runCli(["sandbox", "run", join(repositoryRoot, "examples/hostile.py")], {
       env: { OPENAI_API_KEY: "sk-must-not-cross" },
     });
     expect(run.exitCode).toBe(0);
     const lines = run.stdout.trim().split("\n");
-    expect(lines).toHaveLength(6);
+    expect(lines).toHaveLength(8);
     expect(lines[0]).toMatch(/^1\. \/etc\/passwd starts with: root:x:0:0:root:/);
     expect(lines[1]).toBe("2. Host home folders visible: False");
     expect(lines[2]).toBe("3. OPENAI_API_KEY in environment: False");
     expect(lines[3]).toMatch(/^4\. Wrote to \/etc: \[Errno 30\] Read-only file system/);
     expect(lines[4]).toMatch(/^5\. Network by name: <urlopen error \[Errno -[23]\]/);
     expect(lines[5]).toBe("6. Network by IP: [Errno 101] Network is unreachable");
+    expect(lines[6]).toMatch(/^7\. Network by IPv6: \[Errno (101|99|97)\]/);
+    expect(lines[7]).toBe("8. Interfaces: lo");
     expect(run.stderr).toMatch(/\[sandbox\] exit 0/);
   });
 
