@@ -1,25 +1,10 @@
 import { describe, expect, test } from "vitest";
 import { renderStubsModule } from "../code-action/python-stubs.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import { isRunning, runLocally } from "./local-relay.test-helper.ts";
+import { echoTool, isRunning, runLocally } from "./local-relay.test-helper.ts";
 
 // Protocol tests: the real relay and codeaction_tools module, run by this machine's python3 over
 // pipes, with the bridge folder in a temp dir. Hostile programs forge requests by hand.
-
-function echoTool(name = "echo") {
-  const calls: Array<Record<string, unknown>> = [];
-  const tool: ToolSpec = {
-    name,
-    description: "Echoes its value.",
-    origin: "tool",
-    inputSchema: { type: "object", properties: { value: {} } },
-    invoke: async (args) => {
-      calls.push(args);
-      return { echoed: args.value ?? null };
-    },
-  };
-  return { tool, calls };
-}
 
 /** Python helpers for forging requests: write a file, ring fd 3, wait on fd 4, read the response. */
 const forge = String.raw`

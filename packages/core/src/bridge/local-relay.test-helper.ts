@@ -9,6 +9,7 @@ import {
   relayCommand,
   runProgramOver,
 } from "../code-action/run-program.ts";
+import type { ToolSpec } from "../tool-spec.ts";
 import type { RelayProcess } from "./host-bridge.ts";
 
 /**
@@ -74,4 +75,20 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A tool that echoes its `value` and records every call it gets: the bridge tests' workhorse. */
+export function echoTool(name = "echo"): { tool: ToolSpec; calls: Array<Record<string, unknown>> } {
+  const calls: Array<Record<string, unknown>> = [];
+  const tool: ToolSpec = {
+    name,
+    description: "Echoes its value.",
+    origin: "tool",
+    inputSchema: { type: "object", properties: { value: {} } },
+    invoke: async (args) => {
+      calls.push(args);
+      return { echoed: args.value ?? null };
+    },
+  };
+  return { tool, calls };
 }

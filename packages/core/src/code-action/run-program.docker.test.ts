@@ -1,25 +1,11 @@
 import { SandboxManager, type SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { echoTool } from "../bridge/local-relay.test-helper.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { renderStubsModule } from "./python-stubs.ts";
 import { type RunProgramOptions, runProgram } from "./run-program.ts";
 
 // The bridge through real containers: one fresh container per run, the relay in one exec.
-
-function counter(name = "echo") {
-  const calls: Array<Record<string, unknown>> = [];
-  const tool: ToolSpec = {
-    name,
-    description: "Echoes its value.",
-    origin: "tool",
-    inputSchema: { type: "object", properties: { value: {} } },
-    invoke: async (args) => {
-      calls.push(args);
-      return { echoed: args.value ?? null };
-    },
-  };
-  return { tool, calls };
-}
 
 const failing: ToolSpec = {
   name: "fail",
@@ -66,7 +52,7 @@ describe.each(["docker", "gvisor"] as const)("runProgram in a real container (ba
   }
 
   test("20 concurrent calls from threads are each answered once", async () => {
-    const { tool, calls } = counter();
+    const { tool, calls } = echoTool();
     const result = await run({
       program: `
 import threading
@@ -88,7 +74,7 @@ print("RESULT:", sum(results.values()))
   });
 
   test("an approval wait of 3 s with execTimeout 2 still succeeds", async () => {
-    const { tool } = counter();
+    const { tool } = echoTool();
     const result = await run({
       program: `print("RESULT:", echo(value="approved")["echoed"])`,
       tools: [tool],
@@ -103,7 +89,7 @@ print("RESULT:", sum(results.values()))
   });
 
   test("the call past maxToolCalls never reaches the tool; denials and tool errors raise in the program", async () => {
-    const { tool, calls } = counter();
+    const { tool, calls } = echoTool();
     const result = await run({
       program: `
 out = []
@@ -177,7 +163,7 @@ print("RESULT: left one behind")
   });
 
   test("requests are files under /workspace/.codeaction; the relay's fds are closed to the program", async () => {
-    const { tool } = counter();
+    const { tool } = echoTool();
     const result = await run({
       program: `
 import os, json
@@ -234,10 +220,10 @@ print("RESULT:", wrote)
     const result = await run({
       program: `
 import time
-started = time.perf_counter()
+started = time.perf_echoTool()
 for _ in range(500):
     noop()
-elapsed = time.perf_counter() - started
+elapsed = time.perf_echoTool() - started
 print(f"RESULT: {elapsed * 1000 / 500:.3f}")
 `,
       tools: [noop],
