@@ -3,7 +3,7 @@ import { question, scriptedAgent } from "./agents.ts";
 import { settle } from "./docker-state.ts";
 import { overheadProgram } from "./turn-overhead.ts";
 
-export type SamplesResult = { one: number[]; two: number[]; overlap: number[] };
+export type SamplesResult = { one: number[]; two: number[]; overlap: number[]; slowest: number[] };
 
 /**
  * A turn with `codeAction: { samples: 2 }` against the same turn with 1, both with `pool: 2` (so
@@ -25,7 +25,7 @@ export async function measureSamples(options: {
     sandbox,
     extra: { codeAction: { samples: 2 } },
   });
-  const result: SamplesResult = { one: [], two: [], overlap: [] };
+  const result: SamplesResult = { one: [], two: [], overlap: [], slowest: [] };
   const turn = async (name: "one" | "two") => {
     const started = performance.now();
     const outcome = await (name === "one" ? one : two).invoke(question);
@@ -47,6 +47,9 @@ export async function measureSamples(options: {
         if (name === "two") {
           const own = attempts.reduce((total, attempt) => total + (attempt.timings?.totalMs ?? 0), 0);
           result.overlap.push(own / ms);
+          // The acceptance of the agreement check: a turn takes about as long as its slowest sample.
+          const slowest = Math.max(...attempts.map((attempt) => attempt.timings?.totalMs ?? 0));
+          result.slowest.push(ms / slowest);
         }
       }
       options.onProgress?.(`samples round ${round + 1}/${options.rounds}`);

@@ -3,7 +3,7 @@
  * Reports the containers this process owns, its open file descriptors (/proc/self/fd) and its RSS
  * at the start, every 100 runs and at the end, and checks that every run has its record.
  *
- *   node bench/soak.ts [runs=1000] [backend=docker]
+ *   node bench/soak.ts [runs=1000] [backend=docker] [pool=0]
  */
 import { readdirSync } from "node:fs";
 import { buildAgent } from "@codeaction/core";
@@ -12,6 +12,7 @@ import { connectDocker, labelKeys } from "@codeaction/sandbox";
 
 const runs = Number(process.argv[2] ?? "1000");
 const backend = (process.argv[3] ?? "docker") as "docker" | "gvisor";
+const pool = Number(process.argv[4] ?? "0");
 if (!Number.isInteger(runs) || runs < 1)
   throw new Error(`runs must be a positive integer, got ${process.argv[2]}`);
 
@@ -43,7 +44,7 @@ const agent = await buildAgent({
     Array.from({ length: runs }, (_, index) => `\`\`\`python\n${program(index)}\n\`\`\``),
   ),
   pattern: "code-action",
-  sandbox: { backend, network: "none" },
+  sandbox: { backend, network: "none", pool },
   codeAction: { maxRepairs: 0, execTimeout: 60 },
 });
 

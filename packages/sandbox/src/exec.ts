@@ -9,6 +9,9 @@ export type ExecResult = {
   timedOut: boolean;
   oomKilled: boolean;
   truncated: boolean;
+  /** How many bytes each stream produced in all, kept or not (the output above is capped). */
+  stdoutBytes?: number;
+  stderrBytes?: number;
   durationMs: number;
   /** Set when the container had to be replaced (a process survived the kill, or the container died): /workspace is empty again. */
   workspaceReset?: boolean;

@@ -225,6 +225,9 @@ export class SandboxSession {
       timedOut,
       oomKilled,
       truncated: stdout.truncated || stderr.truncated,
+      stdoutBytes: stdout.seen,
+      // What the stream produced, plus any note appended to it above.
+      stderrBytes: stderr.seen + Buffer.byteLength(stderrText) - stderr.contents().length,
       durationMs,
       ...(workspaceReset ? { workspaceReset } : {}),
     };

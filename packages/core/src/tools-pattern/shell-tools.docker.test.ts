@@ -133,7 +133,8 @@ describe("shell mode", () => {
     const content = toolResultBefore(model, 2);
     const stdout = content.split("\nstdout:\n")[1]?.split("\n")[0] ?? "";
     expect(stdout).toBe("a".repeat(16 * 1024));
-    expect(content).toMatch(/\[stdout cut: showing the first 16384 bytes, more than \d+ bytes cut\./);
+    // The note says exactly how much was cut: the session counts every byte it drops.
+    expect(content).toContain(`[stdout cut: showing the first 16384 bytes, ${52428800 - 16384} bytes cut.`);
     expect(Buffer.byteLength(content)).toBeLessThan(16 * 1024 + 1024);
   });
 

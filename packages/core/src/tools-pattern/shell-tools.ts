@@ -186,9 +186,9 @@ function streams(
   options: { outputCap: number; captureLimit: number; skipEmpty?: boolean },
 ): string[] {
   const lines: string[] = [];
-  for (const [label, text] of [
-    ["stdout", result.stdout],
-    ["stderr", result.stderr],
+  for (const [label, text, totalBytes] of [
+    ["stdout", result.stdout, result.stdoutBytes],
+    ["stderr", result.stderr, result.stderrBytes],
   ] as const) {
     if (text.length === 0) {
       if (!options.skipEmpty) lines.push(`${label}: (empty)`);
@@ -196,7 +196,12 @@ function streams(
     }
     // Decoding can turn a character split at the limit into a few replacement bytes: allow for it.
     const producerTruncated = result.truncated && Buffer.byteLength(text, "utf8") >= options.captureLimit - 3;
-    const capped = capOutput(text, { cap: options.outputCap, label, producerTruncated });
+    const capped = capOutput(text, {
+      cap: options.outputCap,
+      label,
+      producerTruncated,
+      ...(totalBytes === undefined ? {} : { totalBytes }),
+    });
     lines.push(`${label}:`, capped.text.endsWith("\n") ? capped.text.slice(0, -1) : capped.text);
     if (capped.note) lines.push(capped.note);
   }
