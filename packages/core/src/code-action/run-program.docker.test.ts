@@ -220,10 +220,10 @@ print("RESULT:", wrote)
     const result = await run({
       program: `
 import time
-started = time.perf_echoTool()
+started = time.perf_counter()
 for _ in range(500):
     noop()
-elapsed = time.perf_echoTool() - started
+elapsed = time.perf_counter() - started
 print(f"RESULT: {elapsed * 1000 / 500:.3f}")
 `,
       tools: [noop],
