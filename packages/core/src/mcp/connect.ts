@@ -287,8 +287,10 @@ function exitNote(transport: Transport): string {
   return ` (the server process ${how}${tail ? `; its stderr ended with: ${tail}` : ""})`;
 }
 
+/** An error from starting the process (ENOENT, EACCES), not one from talking to it (EPIPE). */
 function isSpawnError(error: unknown): error is NodeJS.ErrnoException & { code: string } {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === "string";
+  const syscall = error instanceof Error ? (error as NodeJS.ErrnoException).syscall : undefined;
+  return typeof syscall === "string" && syscall.startsWith("spawn");
 }
 
 /** An error's message, followed by its causes' messages (fetch puts ECONNREFUSED in `cause`). */
