@@ -4,6 +4,7 @@ import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { KillHelper } from "./kill-helper.ts";
+import { attachLifeline, closeLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/egress-proxy.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
 
@@ -67,15 +68,7 @@ export async function launchContainer(
     // Verify before start: nothing runs until every flag is known to have taken.
     const created = await container.inspect();
     verifyContainerSpec(created, config, verifyOptions);
-    lifeline = (await container.attach({
-      stream: true,
-      stdin: true,
-      hijack: true,
-    })) as NodeJS.ReadWriteStream;
-    lifeline.on("error", () => undefined);
-    // The lifeline must not keep the host process alive; when the process exits, the socket closes
-    // and the container's `cat` sees end of file.
-    (lifeline as unknown as { unref?: () => void }).unref?.();
+    lifeline = await attachLifeline(container);
     await container.start();
     const started = await container.inspect();
     verifyContainerSpec(started, config, verifyOptions);
@@ -92,7 +85,7 @@ export async function launchContainer(
     return { container, containerId: container.id, lifeline, helper };
   } catch (error) {
     helper?.close();
-    (lifeline as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+    closeLifeline(lifeline);
     await removeContainer(container).catch(() => undefined);
     throw error;
   }

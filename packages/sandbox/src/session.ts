@@ -11,6 +11,7 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { type ExecResult, type SpawnedProcess, startExec, waitForExecExit } from "./exec.ts";
 import { KillHelper } from "./kill-helper.ts";
 import { type LaunchedContainer, removeContainer } from "./launch.ts";
+import { closeLifeline } from "./lifeline.ts";
 import { resolveSandboxPath } from "./paths.ts";
 
 export type ExecuteOptions = {
@@ -268,7 +269,7 @@ export class SandboxSession {
       const old = this.launched;
       this.logger?.warn({ reason }, "recycling the sandbox container");
       old.helper.close();
-      (old.lifeline as unknown as { destroy?: () => void }).destroy?.();
+      closeLifeline(old.lifeline);
       await removeContainer(old.container).catch(() => undefined);
       this.launched = await this.internals.relaunch();
       this.logger = this.internals.logger?.child({ containerId: this.launched.containerId.slice(0, 12) });
@@ -545,7 +546,7 @@ export class SandboxSession {
     await this.recycling?.catch(() => undefined);
     const launched = this.launched;
     launched.helper.close();
-    (launched.lifeline as unknown as { destroy?: () => void }).destroy?.();
+    closeLifeline(launched.lifeline);
     try {
       await removeContainer(launched.container);
     } finally {

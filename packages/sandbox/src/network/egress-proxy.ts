@@ -7,6 +7,7 @@ import { Demultiplexer } from "../demultiplex.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { buildLabels } from "../labels.ts";
 import { removeContainer } from "../launch.ts";
+import { attachLifeline, closeLifeline } from "../lifeline.ts";
 import { type EgressLogEntry, parseAccessLogLine } from "./access-log.ts";
 import type { NetworkPolicy } from "./network-policy.ts";
 import { proxyImage, proxyPort, proxyUser } from "./proxy-image.ts";
@@ -224,13 +225,7 @@ export class EgressProxy {
           fix: "Check the Docker engine version and its daemon.json (an engine that ignores a flag cannot run the proxy).",
         });
       }
-      lifeline = (await container.attach({
-        stream: true,
-        stdin: true,
-        hijack: true,
-      })) as NodeJS.ReadWriteStream;
-      lifeline.on("error", () => undefined);
-      (lifeline as unknown as { unref?: () => void }).unref?.();
+      lifeline = await attachLifeline(container);
       await container.start();
       logStream = (await container.logs({
         follow: true,
@@ -246,7 +241,7 @@ export class EgressProxy {
       options.logger?.debug({ containerId: container.id.slice(0, 12), image }, "egress proxy started");
       return proxy;
     } catch (error) {
-      (lifeline as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+      closeLifeline(lifeline);
       (logStream as unknown as { destroy?: () => void } | undefined)?.destroy?.();
       await removeContainer(container).catch(() => undefined);
       if (NetworkSetupError.isInstance(error)) throw error;
@@ -377,7 +372,7 @@ export class EgressProxy {
     this.stopped = true;
     const networks = [...this.sessions.values()].map((session) => session.network);
     this.sessions.clear();
-    (this.lifeline as unknown as { destroy?: () => void }).destroy?.();
+    closeLifeline(this.lifeline);
     (this.logStream as unknown as { destroy?: () => void }).destroy?.();
     await removeContainer(this.docker.getContainer(this.containerId));
     await Promise.allSettled(networks.map((network) => removeNetwork(this.docker, network.networkId)));

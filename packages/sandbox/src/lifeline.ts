@@ -1,0 +1,23 @@
+import type Dockerode from "dockerode";
+
+/**
+ * Attaches to a created container's stdin and keeps the connection open: the container's PID 1
+ * (`timeout ... cat`) reads it, so when this process dies the socket closes, `cat` sees end of file
+ * and the container stops. The connection must not keep the host process alive (unref).
+ * Attach before start, so that no window exists where the container runs without its lifeline.
+ */
+export async function attachLifeline(container: Dockerode.Container): Promise<NodeJS.ReadWriteStream> {
+  const lifeline = (await container.attach({
+    stream: true,
+    stdin: true,
+    hijack: true,
+  })) as NodeJS.ReadWriteStream;
+  lifeline.on("error", () => undefined);
+  (lifeline as unknown as { unref?: () => void }).unref?.();
+  return lifeline;
+}
+
+/** Closes a lifeline (or nothing, when none was attached). */
+export function closeLifeline(lifeline: NodeJS.ReadWriteStream | undefined): void {
+  (lifeline as unknown as { destroy?: () => void } | undefined)?.destroy?.();
+}
