@@ -5,7 +5,7 @@
  *
  *   node bench/soak.ts [runs=1000] [backend=docker] [pool=0]
  */
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { buildAgent } from "@codeaction/core";
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { connectDocker, labelKeys } from "@codeaction/sandbox";
@@ -20,7 +20,21 @@ const { docker } = await connectDocker();
 const program = (index: number) =>
   `import json\nprint("RESULT:", json.dumps({"run": ${index}, "square": ${index} * ${index}}))`;
 
-type Sample = { run: number; seconds: number; containers: number; fds: number; rssMiB: number };
+type Sample = {
+  run: number;
+  seconds: number;
+  containers: number;
+  fds: number;
+  rssMiB: number;
+  hostUsedMiB: number;
+};
+
+/** The host's memory in use (MemTotal - MemAvailable), in MiB: the engine's and the kernel's share too. */
+function hostUsedMiB(): number {
+  const meminfo = readFileSync("/proc/meminfo", "utf8");
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(meminfo)?.[1] ?? NaN);
+  return Math.round((field("MemTotal") - field("MemAvailable")) / 1024);
+}
 const started = performance.now();
 const samples: Sample[] = [];
 async function sample(run: number): Promise<void> {
@@ -34,6 +48,7 @@ async function sample(run: number): Promise<void> {
     containers: containers.length,
     fds: readdirSync("/proc/self/fd").length,
     rssMiB: Math.round((process.memoryUsage().rss / 1024 / 1024) * 10) / 10,
+    hostUsedMiB: hostUsedMiB(),
   };
   samples.push(entry);
   console.log(JSON.stringify(entry));
@@ -88,6 +103,11 @@ console.log(
         start: first.rssMiB,
         end: last.rssMiB,
         max: Math.max(...samples.map((entry) => entry.rssMiB)),
+      },
+      hostUsedMiB: {
+        start: first.hostUsedMiB,
+        end: last.hostUsedMiB,
+        max: Math.max(...samples.map((entry) => entry.hostUsedMiB)),
       },
       containers: {
         max: Math.max(...samples.map((entry) => entry.containers)),

@@ -46,6 +46,7 @@ export function serverName(spec: ServerSpec): string {
     .replace(/\.(m?js|ts|py|cjs|mts)$/i, "")
     .toLowerCase()
     .replace(/[^a-z0-9_]+/g, "_")
-    .replace(/^_+|_+$/g, "");
+    .replace(/^_+|_+$/g, "")
+    .slice(0, 56);
   return name === "" || /^[0-9]/.test(name) ? `server_${name}` : name;
 }

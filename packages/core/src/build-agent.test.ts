@@ -68,6 +68,15 @@ describe("buildAgent options", () => {
     );
   });
 
+  it("refuses a bad MCP server spec or name, naming the server and the field", async () => {
+    const typo = await refusal({ model, servers: { files: { command: "node", arg: ["server.js"] } } });
+    expect(typo.message).toBe(
+      "buildAgent: MCP server 'files': unknown key 'arg' (did you mean 'args'?). A stdio server takes command, args, env, cwd, connectTimeoutMs, callTimeoutMs.",
+    );
+    const name = await refusal({ model, servers: { "my files": { command: "node" } } });
+    expect(name.message).toContain("MCP server name 'my files' is not usable");
+  });
+
   it("fails at build time when a model string's key is missing", async () => {
     delete process.env.OPENAI_API_KEY;
     const error = await refusal({ model: "openai:gpt-5-mini", pattern: "code-action" });

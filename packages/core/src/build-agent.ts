@@ -10,7 +10,7 @@ import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
-import { connectServers, type ServerSpec } from "./mcp/index.ts";
+import { checkServerSpecs, connectServers, type ServerSpec } from "./mcp/index.ts";
 import { resolveModel } from "./model.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
@@ -149,6 +149,14 @@ export function parseBuildAgentOptions(input: unknown) {
     });
   }
   const options = parsed.data;
+  // MCP server names and specs: refused here, before any server or container starts.
+  if (options.servers) {
+    try {
+      checkServerSpecs(options.servers);
+    } catch (error) {
+      throw new ConfigError({ message: `buildAgent: ${(error as Error).message}`, cause: error });
+    }
+  }
   if (options.codeAction && options.pattern !== "code-action") {
     throw new ConfigError({
       message: `buildAgent: codeAction only applies to pattern "code-action", but pattern is "${options.pattern}". Set pattern: "code-action" or remove codeAction.`,

@@ -26,7 +26,7 @@ export { ScriptedRepliesExhaustedError } from "./errors/scripted-replies-exhaust
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
 export type { ConnectedServers, ServerSpec } from "./mcp/index.ts";
-export { connectServers, parseServerCommand } from "./mcp/index.ts";
+export { checkServerSpecs, connectServers, parseServerCommand } from "./mcp/index.ts";
 export { modelName, resolveModel } from "./model.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type {

@@ -1,6 +1,7 @@
 import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { lifelineStdio } from "./lifeline.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "./network/egress-proxy.ts";
 
 /** The hostname every sandbox gets: nothing about the host leaks through it. */
@@ -57,12 +58,7 @@ export function buildContainerSpec(
     Hostname: sandboxHostname,
     Domainname: "",
     Labels: options.labels,
-    Tty: false,
-    OpenStdin: true,
-    StdinOnce: true,
-    AttachStdin: true,
-    AttachStdout: false,
-    AttachStderr: false,
+    ...lifelineStdio,
     NetworkDisabled: config.network === "none",
     HostConfig: {
       NetworkMode: config.network === "none" ? "none" : "bridge",

@@ -1,6 +1,19 @@
 import type Dockerode from "dockerode";
 
 /**
+ * The stdio part of a container spec that takes a lifeline: stdin open and attachable once, nothing
+ * else attached (output is read through exec and logs, never through the attach).
+ */
+export const lifelineStdio = {
+  Tty: false,
+  OpenStdin: true,
+  StdinOnce: true,
+  AttachStdin: true,
+  AttachStdout: false,
+  AttachStderr: false,
+} as const;
+
+/**
  * Attaches to a created container's stdin and keeps the connection open: the container's PID 1
  * (`timeout ... cat`) reads it, so when this process dies the socket closes, `cat` sees end of file
  * and the container stops. The connection must not keep the host process alive (unref).

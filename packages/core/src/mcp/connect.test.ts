@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { access, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -263,6 +263,25 @@ describe("stdio servers", () => {
   });
 });
 
+describe("call timeouts", () => {
+  it("a tool that does not answer within callTimeoutMs fails with the server, the tool and the fix", async () => {
+    const connected = await connect({
+      slow: { ...stdioServer({ tools: ["wait"] }), callTimeoutMs: 300 },
+    });
+    const wait = tool(connected, "wait");
+    expect(await wait.invoke({ ms: 10 }, context)).toBe("waited 10 ms");
+    const error = (await wait
+      .invoke({ ms: 5000 }, context)
+      .catch((caught: unknown) => caught)) as McpToolError;
+    expect(McpToolError.isInstance(error)).toBe(true);
+    expect(error.message).toBe(
+      "MCP server 'slow' did not answer tool 'wait' within 300 ms; raise callTimeoutMs in the server's spec if the tool needs longer",
+    );
+    // The server is still usable after a call it was too slow for.
+    expect(await wait.invoke({ ms: 0 }, context)).toBe("waited 0 ms");
+  });
+});
+
 describe("Streamable HTTP servers", () => {
   it("sends the configured headers", async () => {
     const before = httpFixture.receivedHeaders.length;
@@ -287,10 +306,15 @@ describe("Streamable HTTP servers", () => {
     );
   });
 
-  it("a spec with neither a command nor a url fails with the server's name", async () => {
-    await expect(connectServers({ empty: {} as ServerSpec })).rejects.toThrow(
-      "MCP server 'empty' needs either a command (stdio",
-    );
+  it("a spec with neither a command nor a url fails with the server's name, before any server starts", async () => {
+    const started = join(await mkdtemp(join(tmpdir(), "mcp-spec-")), "started");
+    await expect(
+      connectServers({
+        first: { command: "sh", args: ["-c", `touch ${started}`] },
+        empty: {} as ServerSpec,
+      }),
+    ).rejects.toThrow("MCP server 'empty' needs either a command (stdio");
+    await expect(access(started)).rejects.toThrow("ENOENT");
   });
 
   it("a URL that is not one fails with the server's name", async () => {

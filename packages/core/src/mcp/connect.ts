@@ -11,20 +11,11 @@ import { McpToolError } from "../errors/mcp-tool-error.ts";
 import type { JsonSchema, ToolCallContext, ToolSpec } from "../tool-spec.ts";
 import { errorText, mapToolResult } from "./map-tool-result.ts";
 import { resolveToolNames } from "./resolve-tool-names.ts";
+import { checkServerSpecs, type ServerSpec } from "./server-spec.ts";
 import { StdioProcessTransport } from "./stdio-process-transport.ts";
 
 export { parseServerCommand } from "./parse-server-command.ts";
-
-/** How to reach one MCP server: a command to run over stdio, or a Streamable HTTP endpoint. */
-export type ServerSpec =
-  | {
-      command: string;
-      args?: string[];
-      env?: Record<string, string>;
-      cwd?: string;
-      connectTimeoutMs?: number;
-    }
-  | { url: string; headers?: Record<string, string>; connectTimeoutMs?: number };
+export type { ServerSpec } from "./server-spec.ts";
 
 export type ConnectServersOptions = {
   logger?: Logger;
@@ -35,10 +26,12 @@ export type ConnectServersOptions = {
 export type ConnectedServers = { tools: ToolSpec[]; close(): Promise<void> };
 
 const defaultConnectTimeoutMs = 10_000;
+const defaultCallTimeoutMs = 60_000;
 const clientInfo = { name: "codeaction", version: "0.1.0" };
 
 type OpenServer = {
   name: string;
+  callTimeoutMs: number;
   client: Client;
   transport: Transport;
   tools: Tool[];
@@ -56,7 +49,8 @@ export async function connectServers(
   options: ConnectServersOptions = {},
 ): Promise<ConnectedServers> {
   const logger = options.logger?.child({ component: "mcp" });
-  const entries = Object.entries(servers);
+  // Every name and spec is checked before any server starts.
+  const entries = Object.entries(checkServerSpecs(servers));
   const settled = await Promise.allSettled(entries.map(([name, spec]) => openServer(name, spec, logger)));
   const open = settled.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
   const closeAll = async () => {
@@ -121,6 +115,7 @@ async function openServer(name: string, spec: ServerSpec, logger: Logger | undef
     serverLogger?.debug({ tools: tools.map((tool) => tool.name) }, "mcp server connected");
     return {
       name,
+      callTimeoutMs: spec.callTimeoutMs ?? defaultCallTimeoutMs,
       client,
       transport,
       tools,
@@ -137,13 +132,6 @@ async function openServer(name: string, spec: ServerSpec, logger: Logger | undef
 }
 
 function createTransport(name: string, spec: ServerSpec, logger: Logger | undefined): Transport {
-  const given = spec as { command?: unknown; url?: unknown };
-  if (typeof given.command !== "string" && typeof given.url !== "string") {
-    throw new McpServerError({
-      serverName: name,
-      message: `MCP server '${name}' needs either a command (stdio, like { command: "node", args: ["server.js"] }) or a url (Streamable HTTP, like { url: "http://127.0.0.1:3000/mcp" }).`,
-    });
-  }
   if ("command" in spec) {
     return new StdioProcessTransport({
       command: spec.command,
@@ -253,7 +241,8 @@ async function callTool(
   try {
     result = (await server.client.callTool({ name: toolName, arguments: args }, undefined, {
       signal: context.signal,
-      // The SDK's 60 s request timeout, restarted by each progress notification the tool sends.
+      // callTimeoutMs (default 60 s), restarted by each progress notification the tool sends.
+      timeout: server.callTimeoutMs,
       onprogress: () => {},
       resetTimeoutOnProgress: true,
     })) as CallToolResult;
@@ -262,7 +251,10 @@ async function callTool(
       serverName: server.name,
       toolName,
       isErrorResult: false,
-      message: `MCP server '${server.name}' could not run tool '${toolName}': ${describe(error)}${exitNote(server.transport)}`,
+      message:
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout
+          ? `MCP server '${server.name}' did not answer tool '${toolName}' within ${server.callTimeoutMs} ms; raise callTimeoutMs in the server's spec if the tool needs longer${exitNote(server.transport)}`
+          : `MCP server '${server.name}' could not run tool '${toolName}': ${describe(error)}${exitNote(server.transport)}`,
       cause: error,
     });
   }

@@ -6,3 +6,4 @@ export {
 } from "./connect.ts";
 export { mapToolResult } from "./map-tool-result.ts";
 export { parseServerCommand } from "./parse-server-command.ts";
+export { checkServerSpecs } from "./server-spec.ts";

@@ -1,9 +1,7 @@
-import { readFile } from "node:fs/promises";
 import { HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { tool } from "@langchain/core/tools";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
+import { createLoadOrders, type Order } from "../../test/helpers.ts";
 import { fromLangChainTool } from "../from-langchain.ts";
 import { ScriptedChatModel } from "../testing/index.ts";
 import type { AgentResult } from "../types.ts";
@@ -11,33 +9,7 @@ import { createToolsRunner } from "./runner.ts";
 
 // The seed's chat-agent comparison: the same question and the same load_orders tool as the
 // code-action run, through the ordinary tool loop. The model reads all 500 rows in one tool result.
-const ordersPath = new URL("../../test/fixtures/orders.csv", import.meta.url);
-
-type Order = {
-  order_id: string;
-  date: string;
-  region: string;
-  product: string;
-  quantity: number;
-  unit_price: number;
-};
-
-const loadOrders = tool(
-  async (): Promise<Order[]> => {
-    const [header, ...lines] = (await readFile(ordersPath, "utf8")).trim().split(/\r?\n/);
-    const names = (header ?? "").split(",");
-    return lines.map((line) => {
-      const row = Object.fromEntries(line.split(",").map((value, index) => [names[index], value]));
-      return { ...row, quantity: Number(row.quantity), unit_price: Number(row.unit_price) } as Order;
-    });
-  },
-  {
-    name: "load_orders",
-    description:
-      "Return every order as a dict: order_id, date (YYYY-MM-DD), region, product, quantity, unit_price.",
-    schema: z.object({}),
-  },
-);
+const { loadOrders } = createLoadOrders();
 
 // What gpt-5-mini answered in the seed's run (two of the four totals are wrong).
 const seedAnswer = `I loaded the orders and summed quantity * unit_price for orders dated in Q3 2026 (July–September). Revenue by region (highest → lowest):

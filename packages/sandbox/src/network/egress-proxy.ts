@@ -7,7 +7,7 @@ import { Demultiplexer } from "../demultiplex.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { buildLabels } from "../labels.ts";
 import { removeContainer } from "../launch.ts";
-import { attachLifeline, closeLifeline } from "../lifeline.ts";
+import { attachLifeline, closeLifeline, lifelineStdio } from "../lifeline.ts";
 import { type EgressLogEntry, parseAccessLogLine } from "./access-log.ts";
 import type { NetworkPolicy } from "./network-policy.ts";
 import { proxyImage, proxyPort, proxyUser } from "./proxy-image.ts";
@@ -428,12 +428,7 @@ function proxyContainerSpec(options: {
     Env: [`CODEACTION_SQUID_CONFIG=${options.config}`, `CODEACTION_SQUID_HOSTS=${options.hosts}`],
     Hostname: "proxy",
     Labels: options.labels,
-    Tty: false,
-    OpenStdin: true,
-    StdinOnce: true,
-    AttachStdin: true,
-    AttachStdout: false,
-    AttachStderr: false,
+    ...lifelineStdio,
     HostConfig: {
       NetworkMode: options.egressNetwork,
       ReadonlyRootfs: true,
