@@ -101,11 +101,16 @@ describe.each(backends)("output abuse (backend %s)", (backend) => {
     });
     const attempt = outcome.attempts[0]!;
     expect(attempt.status).toBe("ok");
-    // NUL bytes are kept as they are; bytes that are not UTF-8 become U+FFFD (the record holds text).
+    // NUL bytes are kept as they are; in the text, bytes that are not UTF-8 become U+FFFD, and the
+    // record also keeps the exact bytes (base64), so nothing is lost.
     expect(attempt.stdout).toContain("before\u0000after ");
     expect(attempt.stdout).toContain("( end\n");
     expect(attempt.stderr).toContain("err\u0000");
     expect(outcome.result!.answer).toBe("nul\u0000here \ufffd");
+    expect(Buffer.from(attempt.stdoutBase64 ?? "", "base64")).toEqual(
+      Buffer.from("before\x00after \xff\xfe\xc3( end\nRESULT: nul\x00here \xff\n", "latin1"),
+    );
+    expect(Buffer.from(attempt.stderrBase64 ?? "", "base64")).toEqual(Buffer.from("err\x00\xff\n", "latin1"));
     expect(lines.length).toBeGreaterThan(3);
     for (const line of lines) expect(() => JSON.parse(line), line.slice(0, 200)).not.toThrow();
     expect(lines.some((line) => line.includes("\\u0000"))).toBe(true);

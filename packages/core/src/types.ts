@@ -37,6 +37,10 @@ export type Attempt = {
   modelReply: string;
   stdout: string;
   stderr: string;
+  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
+  stdoutBase64?: string;
+  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
+  stderrBase64?: string;
   exitCode: number | null;
   status: AttemptStatus;
   /** The text after the last stdout `RESULT:` line, when there is one. */

@@ -1,3 +1,4 @@
+import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
 import { buildAgent, SandboxUnavailableError } from "../src/index.ts";
 import { ScriptedChatModel, startOpenAIFixture } from "../src/testing/index.ts";
@@ -40,6 +41,45 @@ describe("buildAgent and the sandbox (real engine)", () => {
     expect((error as Error).message).toMatch(
       /^sandbox=\{"image":"codeaction\/no-such-image:0"\} requires a working Docker sandbox, but it could not be initialized: /,
     );
+  });
+
+  it("with an allow-list, each egress request is logged with the run id of the program that made it", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const program = `
+import urllib.request, urllib.error
+try:
+    urllib.request.urlopen("http://example.invalid/", timeout=20)
+    print("RESULT: reached")
+except urllib.error.HTTPError as error:
+    print("RESULT:", error.code)
+`;
+    const agent = await buildAgent({
+      model: new ScriptedChatModel([programReply(program), programReply(program)]),
+      pattern: "code-action",
+      sandbox: { network: { allow: ["pypi.test.invalid"] } },
+      logger,
+    });
+    try {
+      const runs = [];
+      for (const question of ["first", "second"]) {
+        runs.push(await agent.invoke({ messages: [{ role: "user", content: question }] }));
+      }
+      for (const run of runs) {
+        expect(run.answer).toBe("403");
+        // The proxy writes its access log line when the request ends: give it a moment to arrive.
+        const refusedOf = () =>
+          lines.filter((line) => line.msg === "egress request refused" && line.runId === run.runId);
+        for (let waited = 0; waited < 5000 && refusedOf().length === 0; waited += 100) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        const refused = refusedOf();
+        expect(refused).toHaveLength(1);
+        expect(refused[0]).toMatchObject({ host: "example.invalid", decision: "refused", status: 403 });
+      }
+    } finally {
+      await agent.shutdown();
+    }
   });
 
   it("gives shell mode its five sandbox tools over one container", async () => {

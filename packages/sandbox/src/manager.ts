@@ -34,6 +34,11 @@ export type CreateSessionOptions = {
   deadlineSeconds?: number;
   /** Extra container labels (keys under `codeaction.` are reserved). */
   labels?: Record<string, string>;
+  /**
+   * This session's logger (give it the run id): its commands, and with an allow-list every egress
+   * request of its sandbox. Defaults to the manager's. A warm pool container keeps the manager's.
+   */
+  logger?: Logger;
 };
 
 /** The default lifetime of a session's container. */
@@ -203,7 +208,10 @@ export class SandboxManager {
     let launched: Awaited<ReturnType<typeof launch>>;
     try {
       // For an allow-list: the session's own internal network, the egress proxy on it (NetworkSetupError if not).
-      sessionNetwork = await this.networking.attach(docker, { sessionId: randomUUID() });
+      sessionNetwork = await this.networking.attach(docker, {
+        sessionId: randomUUID(),
+        ...(options.logger ? { logger: options.logger } : {}),
+      });
       launched = await launch();
     } catch (error) {
       slot.release();
@@ -220,7 +228,7 @@ export class SandboxManager {
         slot.release();
         this.networking.detach(sessionNetwork).catch(() => undefined);
       },
-      ...(this.logger ? { logger: this.logger } : {}),
+      ...((options.logger ?? this.logger) ? { logger: options.logger ?? this.logger } : {}),
     });
     this.sessions.add(session);
     return session;

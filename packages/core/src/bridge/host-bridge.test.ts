@@ -479,6 +479,28 @@ print("RESULT: from-stderr", file=sys.stderr)
     expect(quiet.result).toBeUndefined();
   });
 
+  test("bytes that are not UTF-8 are kept exactly (base64) next to the text; valid output has no copy", async () => {
+    const run = await runLocally({
+      program: String.raw`
+import sys
+sys.stdout.buffer.write(b"caf\xc3\xa9 \xff\xfe end\n")
+sys.stderr.buffer.write(b"half \xe2\x82\n")
+print("RESULT: done")
+`,
+      stubsSource: "",
+      tools: [],
+    });
+    expect(run.stdout, run.stderr).toBe("café \ufffd\ufffd end\nRESULT: done\n");
+    expect(Buffer.from(run.stdoutBase64 ?? "", "base64")).toEqual(
+      Buffer.concat([Buffer.from("caf\xc3\xa9 \xff\xfe end\n", "latin1"), Buffer.from("RESULT: done\n")]),
+    );
+    expect(Buffer.from(run.stderrBase64 ?? "", "base64")).toEqual(Buffer.from("half \xe2\x82\n", "latin1"));
+    const clean = await runLocally({ program: 'print("RESULT: café")', stubsSource: "", tools: [] });
+    expect(clean.result).toBe("café");
+    expect(clean).not.toHaveProperty("stdoutBase64");
+    expect(clean).not.toHaveProperty("stderrBase64");
+  });
+
   test("the program sees an empty stdin, and only fds 0-4", async () => {
     const run = await runLocally({
       program: `

@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { Logger } from "pino";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
@@ -72,6 +73,10 @@ export type BridgeOutcome = {
   exit?: RelayExit;
   stdout: string;
   stderr: string;
+  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
+  stdoutBase64?: string;
+  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
+  stderrBase64?: string;
   truncated: boolean;
   toolCalls: ToolCallRecord[];
   /** True when a call went past maxToolCalls, whether or not the program caught the error. */
@@ -502,10 +507,14 @@ class BridgeRun {
     if (this.#relayStderrBytes > 0) {
       this.#logger?.debug({ relayStderr: Buffer.concat(this.#relayStderr).toString("utf8") }, "relay stderr");
     }
+    const programOut = assemble(this.#stdout);
+    const programErr = assemble(this.#stderr);
     this.#resolve?.({
       ...(this.#exit ? { exit: this.#exit } : {}),
-      stdout: assemble(this.#stdout),
-      stderr: assemble(this.#stderr),
+      stdout: programOut.text,
+      stderr: programErr.text,
+      ...(programOut.base64 === undefined ? {} : { stdoutBase64: programOut.base64 }),
+      ...(programErr.base64 === undefined ? {} : { stderrBase64: programErr.base64 }),
       truncated: this.#overflow || this.#stdout.dropped > 0 || this.#stderr.dropped > 0,
       toolCalls: this.#records,
       limitHit: this.#limitHit,
@@ -550,7 +559,11 @@ function parseExit(value: Record<string, unknown>): RelayExit {
 }
 
 /** The captured head, a marker where bytes were dropped, then the kept tail. */
-function assemble(stream: StreamCapture): string {
+/**
+ * A stream's text, and its exact bytes (base64) when they are not valid UTF-8: the text then holds
+ * U+FFFD in their place, so the record keeps both and loses nothing.
+ */
+function assemble(stream: StreamCapture): { text: string; base64?: string } {
   const parts = [...stream.chunks];
   if (stream.dropped > 0) {
     // A line the cap cut short is marked "cut here", so it is never read as a whole RESULT line.
@@ -561,5 +574,7 @@ function assemble(stream: StreamCapture): string {
     parts.push(Buffer.from(text));
   }
   if (stream.tail) parts.push(stream.tail);
-  return new TextDecoder("utf-8").decode(Buffer.concat(parts));
+  const bytes = Buffer.concat(parts);
+  const text = new TextDecoder("utf-8").decode(bytes);
+  return isUtf8(bytes) ? { text } : { text, base64: bytes.toString("base64") };
 }

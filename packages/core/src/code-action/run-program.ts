@@ -33,6 +33,10 @@ export type ProgramRun = {
   exitCode: number | null;
   stdout: string;
   stderr: string;
+  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
+  stdoutBase64?: string;
+  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
+  stderrBase64?: string;
   truncated: boolean;
   status: AttemptStatus;
   /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
@@ -105,6 +109,8 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     exitCode: outcome.exit?.exitCode ?? null,
     stdout: outcome.stdout,
     stderr: outcome.stderr,
+    ...(outcome.stdoutBase64 === undefined ? {} : { stdoutBase64: outcome.stdoutBase64 }),
+    ...(outcome.stderrBase64 === undefined ? {} : { stderrBase64: outcome.stderrBase64 }),
     truncated: outcome.truncated,
     status,
     ...(result === undefined ? {} : { result }),

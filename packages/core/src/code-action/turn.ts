@@ -42,7 +42,8 @@ export type CodeActionSettings = {
 export type CodeActionTurnOptions = {
   model: BaseChatModel;
   /** Where fresh containers come from: one per attempt (a SandboxManager). */
-  sandbox: { createSession(): Promise<SandboxSession> };
+  /** Each attempt's container; `logger` carries the run id (its commands, its egress requests). */
+  sandbox: { createSession(options?: { logger?: Logger }): Promise<SandboxSession> };
   tools: ToolSpec[];
   settings: CodeActionSettings;
   instructions?: string;
@@ -244,7 +245,7 @@ async function runSample(
     const containerStarted = performance.now();
     let session: SandboxSession;
     try {
-      session = await options.sandbox.createSession();
+      session = await options.sandbox.createSession(logger ? { logger } : {});
     } catch (error) {
       throw new SandboxRunError({
         runId,
@@ -290,6 +291,8 @@ async function runSample(
       modelReply: replyText,
       stdout: run.stdout,
       stderr: run.stderr,
+      ...(run.stdoutBase64 === undefined ? {} : { stdoutBase64: run.stdoutBase64 }),
+      ...(run.stderrBase64 === undefined ? {} : { stderrBase64: run.stderrBase64 }),
       exitCode: run.exitCode,
       status,
       ...(status === "ok" ? { result } : {}),

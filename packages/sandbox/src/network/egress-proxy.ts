@@ -119,6 +119,11 @@ function describe(error: unknown): string {
   return message.replace(/^\(HTTP code \d+\) [a-z ]+- /, "").trim();
 }
 
+type SessionEntry = { network: SessionNetwork; logger: Logger | undefined };
+
+/** How long a detached session's requests are still attributed to it in the log. */
+const detachedLogGraceMs = 5000;
+
 /**
  * One squid egress proxy per manager. It sits on the egress network (its way out) and on every
  * session's internal network (no route out: the sandbox's only peer is the proxy). squid allows
@@ -131,7 +136,12 @@ export class EgressProxy {
   private readonly options: EgressProxyOptions;
   private readonly lifeline: NodeJS.ReadWriteStream;
   private readonly logStream: NodeJS.ReadableStream;
-  private readonly sessions = new Map<string, { network: SessionNetwork; logger: Logger | undefined }>();
+  private readonly sessions = new Map<string, SessionEntry>();
+  /**
+   * Sessions detached in the last few seconds, by address: squid writes a request's log line when
+   * the request ends, which can be just after the sandbox is gone. Its line still names its run.
+   */
+  private readonly detached = new Map<string, SessionEntry>();
   private readonly listeners = new Set<(entry: EgressLogEntry) => void>();
   private stopped = false;
 
@@ -341,6 +351,7 @@ export class EgressProxy {
           no_proxy: noProxy,
         },
       };
+      this.detached.delete(subnet.sandboxAddress);
       this.sessions.set(subnet.sandboxAddress, { network, logger: options.logger });
       return network;
     }
@@ -354,7 +365,15 @@ export class EgressProxy {
 
   /** Takes the proxy off a session's network and removes the network (after the sandbox is gone). */
   async detachSession(network: SessionNetwork): Promise<void> {
-    this.sessions.delete(network.sandboxAddress);
+    const address = network.sandboxAddress;
+    const entry = this.sessions.get(address);
+    this.sessions.delete(address);
+    if (entry) {
+      this.detached.set(address, entry);
+      setTimeout(() => {
+        if (this.detached.get(address) === entry) this.detached.delete(address);
+      }, detachedLogGraceMs).unref();
+    }
     try {
       await this.docker
         .getNetwork(network.networkId)
@@ -372,6 +391,7 @@ export class EgressProxy {
     this.stopped = true;
     const networks = [...this.sessions.values()].map((session) => session.network);
     this.sessions.clear();
+    this.detached.clear();
     closeLifeline(this.lifeline);
     (this.logStream as unknown as { destroy?: () => void }).destroy?.();
     await removeContainer(this.docker.getContainer(this.containerId));
@@ -381,7 +401,7 @@ export class EgressProxy {
   private onAccessLogLine(line: string): void {
     const entry = parseAccessLogLine(line);
     if (!entry) return;
-    const session = this.sessions.get(entry.client);
+    const session = this.sessions.get(entry.client) ?? this.detached.get(entry.client);
     const logger = session?.logger ?? this.options.logger;
     logger?.info(
       {
