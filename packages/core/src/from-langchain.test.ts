@@ -1,6 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ToolInputError } from "./errors/tool-input-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 
 describe("fromLangChainTool", () => {
@@ -35,8 +36,10 @@ describe("fromLangChainTool", () => {
       limit: 10,
       rows: [{ id: 1 }],
     });
-    await expect(spec.invoke({ query: 5 }, { runId: "r" })).rejects.toThrow(
-      /invalid arguments for search-orders: query: /,
+    const refused = await spec.invoke({ query: 5 }, { runId: "r" }).catch((error: unknown) => error);
+    expect(ToolInputError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toMatch(
+      /^Invalid input for tool 'search-orders': query: .+\. Call it again with arguments that match its schema\.$/,
     );
   });
 });

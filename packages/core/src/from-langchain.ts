@@ -1,6 +1,7 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
 import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
+import { ToolInputError } from "./errors/tool-input-error.ts";
 import type { JsonSchema, ToolSpec } from "./tool-spec.ts";
 
 /**
@@ -24,7 +25,11 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
       if (isInteropZodSchema(schema)) {
         const parsed = await interopSafeParseAsync(schema, args);
         if (!parsed.success)
-          throw new Error(`invalid arguments for ${tool.name}: ${formatIssues(parsed.error)}`);
+          throw new ToolInputError({
+            tool: tool.name,
+            issues: formatIssues(parsed.error),
+            cause: parsed.error,
+          });
         validated = parsed.data;
       }
       const output: unknown = await tool.invoke(validated as never, {

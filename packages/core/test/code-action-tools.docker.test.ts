@@ -153,9 +153,9 @@ print("RESULT:", outcome)
     try {
       const result = await agent.invoke({ messages: [{ role: "user", content: "Echo seven." }] });
       expect(result.answer).toBe(
-        "invalid arguments for slow_echo: n: Invalid input: expected number, received string",
+        "Invalid input for tool 'slow_echo': n: Invalid input: expected number, received string. Call it again with arguments that match its schema.",
       );
-      expect(result.toolCalls.map((call) => [call.status, call.args])).toEqual([["error", { n: "seven" }]]);
+      expect(result.toolCalls.map((call) => [call.status, call.args])).toEqual([["invalid", { n: "seven" }]]);
     } finally {
       await agent.shutdown();
     }

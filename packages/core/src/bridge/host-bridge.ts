@@ -1,5 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import type { Logger } from "pino";
+import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
 import {
@@ -373,7 +374,9 @@ class BridgeRun {
         );
       } catch (error) {
         if (this.#finished) return;
-        return settle("error", failure("ToolError", errorMessage(error)));
+        // Arguments the tool's schema refused are "invalid", like the bridge's own checks.
+        const status = ToolInputError.isInstance(error) ? "invalid" : "error";
+        return settle(status, failure("ToolError", errorMessage(error)));
       }
       if (this.#finished) return;
       settle("ok", { ok: true, value }, value);
