@@ -45,7 +45,9 @@ describe("parseSandboxConfig", () => {
     for (const key of ["network_mode", "networkMode"]) {
       const error = errorOf({ [key]: "none" });
       expect(error.code).toBe("sandbox-config");
-      expect(error.message).toContain(`'${key}': use 'network'`);
+      expect(error.message).toContain(
+        `'${key}': use 'network' ("none", "full", "restricted" or { allow: [...] })`,
+      );
       expect(error.message).toContain(`Valid options: ${sandboxOptionNames.join(", ")}`);
     }
   });

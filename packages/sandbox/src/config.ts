@@ -187,7 +187,8 @@ const networkAliases = new Set([
 /** A hint for one unknown key: "use 'network'", the camelCase name, or "did you mean". */
 export function hintForUnknownKey(key: string): string {
   const lower = key.toLowerCase();
-  if (networkAliases.has(lower)) return `'${key}': use 'network' ("none", "full" or { allow: [...] })`;
+  if (networkAliases.has(lower))
+    return `'${key}': use 'network' ("none", "full", "restricted" or { allow: [...] })`;
   const camel = toCamelCase(key);
   const exact = sandboxOptionNames.find((name) => name === camel || name.toLowerCase() === lower);
   if (exact) return `'${key}': use '${exact}' (options are camelCase)`;

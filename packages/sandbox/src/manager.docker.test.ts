@@ -16,6 +16,18 @@ describe("SandboxManager fails closed", () => {
     expect((error as Error).message).toMatch(/"runsc-not-installed".*Registered runtimes: .*runc/);
   });
 
+  it("refuses backend gvisor with a runtime that is not gVisor, before any container exists", async () => {
+    const manager = new SandboxManager({ backend: "gvisor", runtime: "runc" });
+    const error = await manager.ready().catch((caught: unknown) => caught);
+    expect((error as { code?: string }).code).toBe("runtime-not-gvisor");
+    expect((error as Error).message).toBe(
+      'backend: "gvisor" needs a gVisor runtime, but the runtime "runc" runs "runc", not runsc: the sandbox would run without gVisor. Remove the runtime option to use "runsc", or name the runtime your gVisor is registered as.',
+    );
+    const gvisor = new SandboxManager({ backend: "gvisor", runtime: "runsc" });
+    await expect(gvisor.ready()).resolves.toBeUndefined();
+    await gvisor.cleanupAll();
+  });
+
   it("names a missing image and the command that builds it", async () => {
     const manager = new SandboxManager({ image: "codeaction/does-not-exist:0" });
     const error = await manager.createSession().catch((caught: unknown) => caught);

@@ -119,7 +119,7 @@ export class SandboxManager {
     const docker = this.docker;
     const runtime = runtimeFor(this.config);
     if (runtime) {
-      const info = (await docker.info()) as { Runtimes?: Record<string, unknown> };
+      const info = (await docker.info()) as { Runtimes?: Record<string, { path?: string } | undefined> };
       const registered = Object.keys(info.Runtimes ?? {});
       if (!registered.includes(runtime)) {
         throw new RuntimeNotRegisteredError({
@@ -127,6 +127,14 @@ export class SandboxManager {
           registeredRuntimes: registered,
           backend: this.config.backend,
         });
+      }
+      // backend "gvisor" promises gVisor: a runtime override must still run runsc, never runc.
+      const binary = info.Runtimes?.[runtime]?.path ?? "";
+      if (this.config.backend === "gvisor" && !/runsc/.test(binary.split("/").pop() ?? "")) {
+        throw new SandboxError(
+          `backend: "gvisor" needs a gVisor runtime, but the runtime "${runtime}" runs "${binary || "(unknown)"}", not runsc: the sandbox would run without gVisor. Remove the runtime option to use "runsc", or name the runtime your gVisor is registered as.`,
+          { code: "runtime-not-gvisor" },
+        );
       }
     }
     let image: Dockerode.ImageInspectInfo;

@@ -135,6 +135,18 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     }
     await session.execute("ln -sf /etc/passwd /workspace/link");
     await expect(session.readFile("/workspace/link")).rejects.toSatisfy(PathRefusedError.isInstance);
+    // A folder on the way that is a link out of /workspace and /tmp: nothing is written there.
+    await session.execute("ln -sfn /dev/shm /workspace/shm-link");
+    const refused = await session
+      .writeFile("/workspace/shm-link/x.txt", "x")
+      .catch((error: unknown) => error);
+    expect(PathRefusedError.isInstance(refused)).toBe(true);
+    expect((refused as Error).message).toContain("/dev/shm");
+    expect((await session.execute("ls -A /dev/shm")).stdout).toBe("");
+    // A link that stays inside is followed: the file lands in the real folder.
+    await session.execute("mkdir -p /workspace/real && ln -sfn /workspace/real /workspace/inside-link");
+    await session.writeFile("/workspace/inside-link/y.txt", "y");
+    expect((await session.execute("cat /workspace/real/y.txt")).stdout).toBe("y");
     await expect(session.readFile("/workspace/missing.txt")).rejects.toMatchObject({
       code: "file-not-found",
     });

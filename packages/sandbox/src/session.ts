@@ -398,9 +398,12 @@ export class SandboxSession {
       'if [ -d "$1" ]; then echo "$1 is a directory" >&2; exit 1; fi',
       'folder=$(dirname -- "$1")',
       'mkdir -p -- "$folder" || exit 1',
-      'temporary="$folder/.codeaction-write-$2"',
+      // A folder on the way may be a link: the real folder must still be under /workspace or /tmp.
+      'real=$(realpath -e -- "$folder") || exit 1',
+      'case "$real" in /workspace|/workspace/*|/tmp|/tmp/*) ;; *) echo "$real" >&2; exit 3 ;; esac',
+      'temporary="$real/.codeaction-write-$2"',
       'if ! cat > "$temporary"; then rm -f -- "$temporary"; exit 1; fi',
-      'mv -f -- "$temporary" "$1"',
+      'mv -f -- "$temporary" "$real/$(basename -- "$1")"',
     ].join("\n");
     const result = await this.runWithInput(
       ["/bin/sh", "-c", script, "codeaction-write", target, randomUUID()],
@@ -408,6 +411,12 @@ export class SandboxSession {
         input: bytes,
       },
     );
+    if (result.exitCode === 3) {
+      throw new PathRefusedError({
+        path,
+        reason: `its folder is a link to ${result.stderr}, outside /workspace and /tmp`,
+      });
+    }
     if (result.exitCode !== 0) {
       throw new SandboxError(`Could not write ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
         code: "file-write-failed",
