@@ -236,15 +236,17 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
     }
 
     const tools = [...ownTools];
+    const shellTools = shellSession ? createShellTools(shellSession) : [];
     if (options.servers && Object.keys(options.servers).length > 0) {
+      // An MCP tool named like one of ours (sandbox_exec in shell mode too) becomes <server>_<tool>.
       const connected = await connectServers(options.servers, {
         logger,
-        existingToolNames: tools.map((tool) => tool.name),
+        existingToolNames: [...tools, ...shellTools].map((tool) => tool.name),
       });
       cleanups.unshift(() => connected.close());
       tools.push(...connected.tools);
     }
-    if (shellSession) tools.push(...createShellTools(shellSession));
+    tools.push(...shellTools);
     refuseDuplicateNames(tools);
 
     const run: (messages: BaseMessage[], runId: string) => AsyncGenerator<AgentEvent, AgentResult> =

@@ -54,10 +54,21 @@ export type Attempt = {
 /** Step events, noun-action. The last event of a stream is `answer` and carries the result. */
 export type AgentEvent =
   | { type: "program-start"; runId: string; attempt: number; sample?: number; program: string }
-  | { type: "tool-call"; runId: string; id: string; tool: string; args: unknown }
+  | {
+      type: "tool-call";
+      runId: string;
+      /** Code-action: the attempt and sample the calling program belongs to. */
+      attempt?: number;
+      sample?: number;
+      id: string;
+      tool: string;
+      args: unknown;
+    }
   | {
       type: "tool-result";
       runId: string;
+      attempt?: number;
+      sample?: number;
       id: string;
       tool: string;
       durationMs: number;

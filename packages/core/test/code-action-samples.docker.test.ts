@@ -88,6 +88,7 @@ describe("the agreement check (real containers)", () => {
       agent.invoke(ask),
     ).catch((caught: unknown) => caught);
     expect(DisagreementError.isInstance(error)).toBe(true);
+    expect((error as DisagreementError).status).toBe("disagree");
     const samples = (error as DisagreementError).samples;
     expect(samples).toHaveLength(2);
     expect(samples.map((sample) => sample.answer).sort()).toEqual(

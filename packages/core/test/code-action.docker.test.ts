@@ -130,6 +130,18 @@ print(f"RESULT: {len(orders)} orders")
     ]);
     const last = events.at(-1);
     expect(last?.type === "answer" && last.result).toBe(result);
+    // The fields of each step: tool events name their attempt; the failed program's end and the
+    // repair say why; the tails hold the program's output.
+    const [, call1, result1, end1, repair, , call2, , end2] = events;
+    expect(call1).toMatchObject({ type: "tool-call", attempt: 1, tool: "load_orders", args: {} });
+    expect(result1).toMatchObject({ type: "tool-result", attempt: 1, tool: "load_orders", status: "ok" });
+    expect(call2).toMatchObject({ type: "tool-call", attempt: 2, tool: "load_orders" });
+    expect(end1).toMatchObject({ type: "program-end", attempt: 1, status: "error", exitCode: 1 });
+    expect(end1?.type === "program-end" && end1.stderrTail).toContain("KeyError: 'revenue'");
+    expect(repair).toMatchObject({ type: "repair-start", attempt: 2 });
+    expect(repair?.type === "repair-start" && repair.reason).toMatch(/error|exit/i);
+    expect(end2).toMatchObject({ type: "program-end", attempt: 2, status: "ok", exitCode: 0 });
+    expect(end2?.type === "program-end" && end2.stdoutTail).toContain("RESULT: 500 orders");
   });
 
   it("rejects with every attempt when the repairs run out", async () => {

@@ -80,14 +80,7 @@ function runningChildren(): number[] {
   } catch {
     return [];
   }
-  return children.filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      return stat[stat.lastIndexOf(")") + 2] !== "Z";
-    } catch {
-      return false;
-    }
-  });
+  return children.filter(processExists);
 }
 
 let httpFixture: HttpFixtureServer;
@@ -235,3 +228,51 @@ describe("a server that fails to start", () => {
     expect(runningChildren().filter((pid) => !childrenBefore.includes(pid))).toEqual([]);
   });
 });
+
+describe("MCP servers in shell mode", () => {
+  it("renames a server tool that clashes with a shell tool, and shutdown() ends the server process", async () => {
+    const agent = await buildAgent({
+      model: new ScriptedChatModel([]),
+      sandbox: { network: "none" },
+      servers: {
+        shop: { command: process.execPath, args: [stdioFixture, "--tools=sandbox_exec,server_info"] },
+      },
+    });
+    let pid = 0;
+    try {
+      const names = agent.tools.map((tool) => tool.name).sort();
+      expect(names).toEqual([
+        "sandbox_exec",
+        "sandbox_install_package",
+        "sandbox_list_files",
+        "sandbox_read_file",
+        "sandbox_write_file",
+        "server_info",
+        "shop_sandbox_exec",
+      ]);
+      const renamed = agent.tools.find((tool) => tool.name === "shop_sandbox_exec");
+      expect(renamed?.origin).toBe("mcp:shop");
+      expect(await renamed?.invoke({}, { runId: "r" })).toBe("the server's sandbox_exec");
+      const info = (await agent.tools
+        .find((tool) => tool.name === "server_info")
+        ?.invoke({}, { runId: "r" })) as {
+        pid: number;
+      };
+      pid = info.pid;
+      expect(processExists(pid)).toBe(true);
+    } finally {
+      await agent.shutdown();
+    }
+    expect(processExists(pid)).toBe(false);
+  });
+});
+
+/** True while the process exists and is not a zombie. */
+function processExists(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}

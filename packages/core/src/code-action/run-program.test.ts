@@ -69,6 +69,11 @@ describe("status", () => {
     expect(run).toMatchObject({ status: "oom", exitCode: 137 });
   });
 
+  test("exit code 137 without a signal is an ordinary error, not out of memory", async () => {
+    const run = await runLocally({ program: "import sys\nsys.exit(137)", stubsSource, tools });
+    expect(run).toMatchObject({ status: "error", exitCode: 137 });
+  });
+
   test("an aborted signal ends the run as infrastructure, with the program killed", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);

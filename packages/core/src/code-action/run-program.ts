@@ -133,7 +133,8 @@ async function statusOf(
     if (await oomKilled(inspect)) return { status: "oom" };
     return { status: "infrastructure", infrastructureError: outcome.failure ?? "the relay reported no exit" };
   }
-  if (exit.exitCode !== 0 && !exit.killed && (exit.exitCode === 137 || (await oomKilled(inspect)))) {
+  // A SIGKILL the host did not send is the OOM killer; `sys.exit(137)` is only an exit code.
+  if (exit.exitCode !== 0 && !exit.killed && (exit.signal === 9 || (await oomKilled(inspect)))) {
     return { status: "oom" };
   }
   if (outcome.limitHit) return { status: "tool-limit" };

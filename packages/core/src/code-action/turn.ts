@@ -268,7 +268,13 @@ async function runSample(
         maxToolCalls: settings.maxToolCalls,
         approval: options.approval,
         logger,
-        onEvent: emit,
+        // Tool events name the attempt and sample their program belongs to (samples run at once).
+        onEvent: (event) =>
+          emit(
+            event.type === "tool-call" || event.type === "tool-result"
+              ? { ...event, attempt: attemptNumber, ...(sample ? { sample } : {}) }
+              : event,
+          ),
         signal,
       });
     } finally {

@@ -16,6 +16,8 @@ export type SampleRun = {
  * for 3 or more) and no escalation model decided. Nothing is guessed: every run is here.
  */
 export class DisagreementError extends CodeActionError {
+  /** How the turn ended: the samples disagreed. */
+  readonly status = "disagree" as const;
   readonly samples: SampleRun[];
   readonly runId: string;
 
