@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { parseSandboxConfig, sandboxOptionNames } from "./config.ts";
 import { SandboxConfigError } from "./errors/sandbox-config-error.ts";
@@ -31,7 +32,8 @@ describe("parseSandboxConfig", () => {
       readOnlyRootfs: true,
       maxOutputBytes: 1048576,
       pool: 0,
-      maxConcurrent: 4,
+      // Two per core, 4 to 16: 4 on 2 cores.
+      maxConcurrent: Math.min(16, Math.max(4, 2 * availableParallelism())),
     });
     expect(parseSandboxConfig(undefined).network).toBe("none");
   });

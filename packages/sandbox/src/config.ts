@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { SandboxConfigError } from "./errors/sandbox-config-error.ts";
 
@@ -67,6 +68,12 @@ function positiveCount(options: { name: string; minimum: number }) {
 }
 
 const environmentName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Live containers per manager unless set: two per CPU core (starting a container is CPU work, and
+ * a run mostly waits on its tools), at least 4 and at most 16. 4 on this project's 2-core machines.
+ */
+export const defaultMaxConcurrent = Math.min(16, Math.max(4, 2 * availableParallelism()));
 
 const allowListSchema = z.strictObject({
   allow: z.array(z.string().min(1)),
@@ -142,7 +149,7 @@ const schemaShape = {
   readOnlyRootfs: z.boolean().default(true),
   maxOutputBytes: positiveCount({ name: "maxOutputBytes", minimum: 1 }).default(1024 * 1024),
   pool: positiveCount({ name: "pool", minimum: 0 }).default(0),
-  maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(4),
+  maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(defaultMaxConcurrent),
 };
 
 const sandboxConfigSchema = z.strictObject(schemaShape);

@@ -5,11 +5,13 @@ import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from 
 import { runtimeFor } from "./container-spec.ts";
 import { connectDocker } from "./docker-connection.ts";
 import { ImageMissingError } from "./errors/image-missing-error.ts";
+import { NetworkSetupError } from "./errors/network-setup-error.ts";
 import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { launchContainer, removeContainer } from "./launch.ts";
+import { requireProxyImage } from "./network/egress-proxy.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
@@ -119,7 +121,9 @@ export class SandboxManager {
     const docker = this.docker;
     const runtime = runtimeFor(this.config);
     if (runtime) {
-      const info = (await docker.info()) as { Runtimes?: Record<string, { path?: string } | undefined> };
+      const info = (await docker.info()) as {
+        Runtimes?: Record<string, { path?: string; runtimeArgs?: string[] } | undefined>;
+      };
       const registered = Object.keys(info.Runtimes ?? {});
       if (!registered.includes(runtime)) {
         throw new RuntimeNotRegisteredError({
@@ -136,7 +140,23 @@ export class SandboxManager {
           { code: "runtime-not-gvisor" },
         );
       }
+      // gVisor registered with its own networking off gives the sandbox no interface at all: an
+      // allow-list could never reach its proxy. Say so now rather than fail every request later.
+      const runtimeArgs = info.Runtimes?.[runtime]?.runtimeArgs ?? [];
+      if (
+        this.networking.policy &&
+        this.config.backend === "gvisor" &&
+        runtimeArgs.includes("--network=none")
+      ) {
+        throw new NetworkSetupError({
+          step: "runtime",
+          reason: `the gVisor runtime "${runtime}" is registered with --network=none, so a sandbox under it has no network interface and cannot reach its egress proxy`,
+          fix: 'Use backend: "docker" for an allow-list, or register runsc without --network=none where your gVisor supports it.',
+        });
+      }
     }
+    // An allow-list needs the egress proxy image: check it now, not at the first session.
+    if (this.networking.policy) await requireProxyImage(docker);
     let image: Dockerode.ImageInspectInfo;
     try {
       image = await docker.getImage(this.config.image).inspect();

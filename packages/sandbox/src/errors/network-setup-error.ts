@@ -10,7 +10,7 @@ const symbol = Symbol.for(marker);
  */
 export class NetworkSetupError extends SandboxError {
   protected readonly [symbol] = true;
-  /** What was being done: "proxy-image", "proxy-start", "session-network". */
+  /** What was being done: "runtime", "proxy-image", "proxy-start", "session-network". */
   readonly step: string;
 
   constructor(options: { step: string; reason: string; fix: string; cause?: unknown }) {

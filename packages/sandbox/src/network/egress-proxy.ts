@@ -119,6 +119,23 @@ function describe(error: unknown): string {
   return message.replace(/^\(HTTP code \d+\) [a-z ]+- /, "").trim();
 }
 
+/** Throws NetworkSetupError (step "proxy-image") unless the proxy image is present. */
+export async function requireProxyImage(docker: Dockerode, image: string = proxyImage): Promise<void> {
+  try {
+    await docker.getImage(image).inspect();
+  } catch (error) {
+    throw new NetworkSetupError({
+      step: "proxy-image",
+      reason:
+        statusOf(error) === 404
+          ? `the egress proxy image "${image}" is not present in the Docker engine`
+          : `the egress proxy image "${image}" could not be inspected: ${describe(error)}`,
+      fix: buildHint,
+      cause: error,
+    });
+  }
+}
+
 type SessionEntry = { network: SessionNetwork; logger: Logger | undefined };
 
 /** How long a detached session's requests are still attributed to it in the log. */
@@ -170,19 +187,7 @@ export class EgressProxy {
     const { docker } = options;
     const image = options.image ?? proxyImage;
     const egressNetwork = options.egressNetwork ?? "bridge";
-    try {
-      await docker.getImage(image).inspect();
-    } catch (error) {
-      throw new NetworkSetupError({
-        step: "proxy-image",
-        reason:
-          statusOf(error) === 404
-            ? `the egress proxy image "${image}" is not present in the Docker engine`
-            : `the egress proxy image "${image}" could not be inspected: ${describe(error)}`,
-        fix: buildHint,
-        cause: error,
-      });
-    }
+    await requireProxyImage(docker, image);
     try {
       await docker.getNetwork(egressNetwork).inspect();
     } catch (error) {
