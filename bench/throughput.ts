@@ -92,7 +92,9 @@ export async function measureThroughput(options: {
     const concurrent = await phase(options.concurrent, true);
     const containerMemory =
       memorySamples.reduce((total, value) => total + value, 0) / Math.max(1, memorySamples.length);
-    const hostMemory = (availableBefore - lowestAvailable) / Math.max(1, concurrent.peakLiveContainers);
+    // The baseline already holds the warm pool's containers: divide by the containers added since.
+    const addedContainers = concurrent.peakLiveContainers - options.poolSize;
+    const hostMemory = (availableBefore - lowestAvailable) / Math.max(1, addedContainers);
     options.onProgress?.("throughput: concurrent done");
     const queued = await phase(options.queued, true);
     options.onProgress?.("throughput: queued done");

@@ -447,6 +447,61 @@ sys.stdout.write("\\nRESULT: 7\\n")
     expect(run.status).toBe("no-result");
   });
 
+  test("the last RESULT line decides even when the cap drops it: an earlier visible one is not the answer", async () => {
+    // 100 kB cap: a 75 kB head is forwarded, a 25 kB tail kept, the middle dropped.
+    const lost = await runLocally({
+      program: `
+print("RESULT: draft")
+print("x" * 200_000)
+print("RESULT: final")
+print("y" * 60_000)
+`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(lost.stdout).toContain("RESULT: draft");
+    expect(lost.stdout).not.toContain("RESULT: final");
+    expect(lost).toMatchObject({ status: "no-result", truncated: true });
+    expect(lost.result).toBeUndefined();
+    // Dropped RESULT lines before the last one do not matter; the one in the tail is the answer.
+    const kept = await runLocally({
+      program: `
+print("RESULT: draft")
+print("x" * 200_000)
+print("RESULT: dropped")
+print("y" * 60_000)
+print("RESULT: final")
+`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(kept).toMatchObject({ status: "ok", result: "final", truncated: true });
+    // A RESULT line whole in the head, then only noise: still the answer.
+    const head = await runLocally({
+      program: `
+print("RESULT: early")
+print("x" * 300_000)
+`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(head).toMatchObject({ status: "ok", result: "early", truncated: true });
+    // The line that straddles the head's end is the last RESULT line: cut short, so no answer.
+    const straddling = await runLocally({
+      program: `
+import sys
+sys.stdout.write("RESULT: 1\\n" + "z" * 74_980 + "\\nRESULT: 12" + "3" * 100_000 + "\\n" + "w" * 50_000)
+`,
+      stubsSource: "",
+      tools: [],
+      maxOutputBytes: 100_000,
+    });
+    expect(straddling).toMatchObject({ status: "no-result", truncated: true });
+  });
+
   test("RESULT lines in stderr or inside a tool result never count", async () => {
     const tool: ToolSpec = {
       name: "sneaky",

@@ -79,6 +79,11 @@ export type BridgeOutcome = {
   /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
   stderrBase64?: string;
   truncated: boolean;
+  /**
+   * The output cap cut the last stdout `RESULT:` line away (wholly or partly): there is no answer,
+   * even if an earlier RESULT line is still visible.
+   */
+  resultLost?: boolean;
   toolCalls: ToolCallRecord[];
   /** True when a call went past maxToolCalls, whether or not the program caught the error. */
   limitHit: boolean;
@@ -134,6 +139,8 @@ class BridgeRun {
   readonly #relayStderr: Buffer[] = [];
   #relayStderrBytes = 0;
   #overflow = false;
+  /** The relay saw the last stdout RESULT: line fall (wholly or partly) into the dropped bytes. */
+  #resultLost = false;
   #calls = 0;
   #unrecorded = 0;
   #limitHit = false;
@@ -308,6 +315,7 @@ class BridgeRun {
     }
     stream.tail = Buffer.from(body);
     stream.dropped = dropped;
+    if (header.resultLost === true && stream === this.#stdout) this.#resultLost = true;
   }
 
   #captureRelayStderr(chunk: Buffer | string): void {
@@ -519,6 +527,7 @@ class BridgeRun {
       ...(programOut.base64 === undefined ? {} : { stdoutBase64: programOut.base64 }),
       ...(programErr.base64 === undefined ? {} : { stderrBase64: programErr.base64 }),
       truncated: this.#overflow || this.#stdout.dropped > 0 || this.#stderr.dropped > 0,
+      ...(this.#resultLost ? { resultLost: true } : {}),
       toolCalls: this.#records,
       limitHit: this.#limitHit,
       timedOut: this.#timedOut,

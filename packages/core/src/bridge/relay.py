@@ -130,6 +130,11 @@ class Stream:
         self.tail = bytearray()
         self.tail_starts_line = True
         self.open = True
+        # Where the last line starting with RESULT: begins (stdout's answer), and the last newline
+        # forwarded in the head: together they say whether the cap cut that line away.
+        self.carry = b"\n"
+        self.last_result = None
+        self.head_last_newline = -1
 
 
 class Relay:
@@ -362,10 +367,21 @@ class Relay:
         if not data:
             self.close_stream(stream)
             return False
+        start = stream.total
         stream.total += len(data)
+        # The carry (the last 7 bytes seen, or a newline at the start) lets a RESULT: line that
+        # straddles two reads be found; the pattern is longer than the carry, so none is found twice.
+        window = stream.carry + data
+        found = window.rfind(b"\nRESULT:")
+        if found >= 0:
+            stream.last_result = start - len(stream.carry) + found + 1
+        stream.carry = window[-7:]
         room = stream.head_limit - stream.forwarded
         if room > 0:
             head = data[:room]
+            newline = head.rfind(b"\n")
+            if newline >= 0:
+                stream.head_last_newline = stream.forwarded + newline
             stream.forwarded += len(head)
             self.send(stream.kind, head)
             data = data[room:]
@@ -391,7 +407,18 @@ class Relay:
             newline = tail.find(b"\n")
             tail = tail[newline + 1 :] if newline >= 0 else b""
         if tail or dropped > 0:
-            self.send_with_header(b"T", {"stream": stream.name, "dropped": dropped}, tail)
+            header = {"stream": stream.name, "dropped": dropped}
+            if dropped > 0 and self.result_lost(stream, stream.total - len(tail)):
+                header["resultLost"] = True
+            self.send_with_header(b"T", header, tail)
+
+    @staticmethod
+    def result_lost(stream, tail_start):
+        """Whether the last RESULT: line was cut (wholly or partly) out of what the host receives."""
+        last = stream.last_result
+        if last is None or last >= tail_start:
+            return False
+        return not (last < stream.forwarded and stream.head_last_newline >= last)
 
     # Requests ------------------------------------------------------------------------------
 

@@ -100,7 +100,8 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     ...(options.killStragglers === undefined ? {} : { killStragglers: options.killStragglers }),
   });
   const { status, infrastructureError } = await statusOf(outcome, options.inspect);
-  const result = findResult(outcome.stdout);
+  // The last RESULT line decides; when the cap cut it away, an earlier one is not the answer.
+  const result = outcome.resultLost ? undefined : findResult(outcome.stdout);
   options.logger?.debug(
     { runId: options.runId, status, exitCode: outcome.exit?.exitCode ?? null, runMs: outcome.runMs },
     "program finished",
@@ -139,6 +140,7 @@ async function statusOf(
   }
   if (outcome.limitHit) return { status: "tool-limit" };
   if (exit.exitCode !== 0) return { status: "error" };
+  if (outcome.resultLost) return { status: "no-result" };
   return { status: findResult(outcome.stdout) === undefined ? "no-result" : "ok" };
 }
 
