@@ -221,7 +221,7 @@ if (wanted("throughput")) {
     figure: "host memory per live run",
     p50: result.hostMemoryPerLiveRunBytes / 1024 ** 2,
     unit: "MiB",
-    note: "MemAvailable drop / peak live containers (noisy: shared machine)",
+    note: "MemAvailable drop / containers added over the warm pool (noisy: shared machine)",
   });
 }
 

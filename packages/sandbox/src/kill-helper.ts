@@ -7,34 +7,51 @@ import { Demultiplexer } from "./demultiplex.ts";
 /**
  * A bash program that uses builtins only (no fork): it still works when a fork bomb has used every
  * pid the container may have. It reads requests on stdin, one a line:
- * - `kill <id>`: freezes every process of the user (`kill -STOP -1`), SIGKILLs every process whose
- *   environment holds CODEACTION_EXEC_ID=<id> (the marker each command gets; setsid, nohup and double
- *   forks inherit it), repeats until a frozen scan finds none, then thaws the others (`kill -CONT -1`);
- *   answers `killed <count> survivors <count>`.
+ * - `kill <id> <infra pid>...`: freezes every process of the user (`kill -STOP -1`), SIGKILLs every
+ *   process whose environment holds CODEACTION_EXEC_ID=<id> (the marker each command gets; setsid,
+ *   nohup and double forks inherit it) and every process that carries no marker at all or hides its
+ *   environment (`env -i`, a non-dumpable process: it escaped its command, so it is killed too),
+ *   sparing the container's own processes (the infra pids: PID 1, its timer and lifeline), this
+ *   helper, zombies and processes of other running commands (another marker). Repeats until a
+ *   frozen scan finds none, then thaws the others (`kill -CONT -1`); answers
+ *   `killed <count> survivors <count>`.
  * - `oom`: the memory cgroup's oom_kill counter (`oom <n>` or `oom unknown`).
  * - `ping`: `pong`.
  */
 export const killHelperScript = `
 set +e
+# $1: the marker entry to kill; $2: " infra pids " to spare.
 marker_scan() {
   found=()
-  local dir pid entry
+  local dir pid entry statline state mine other
   for dir in /proc/[0-9]*; do
     pid=\${dir#/proc/}
     [ "$pid" = "$$" ] && continue
+    case "$2" in *" $pid "*) continue ;; esac
+    statline=""
+    { read -r statline < "$dir/stat"; } 2>/dev/null
+    [ -z "$statline" ] && continue
+    state=\${statline##*) }
+    [ "\${state:0:1}" = Z ] && continue
+    mine=0
+    other=0
     while IFS= read -r -d '' entry; do
-      if [ "$entry" = "$1" ]; then found+=("$pid"); break; fi
+      if [ "$entry" = "$1" ]; then mine=1; break; fi
+      case "$entry" in ${execMarkerName}=*) other=1 ;; esac
     done 2>/dev/null < "$dir/environ"
+    if [ $mine = 1 ] || [ $other = 0 ]; then found+=("$pid"); fi
   done
 }
 kill_marker() {
-  local round total=0
+  local round total=0 marker="$1"
+  shift
+  local infra=" $* "
   # Freeze every process of this user (kill -1 spares PID 1 and the helper itself): a stopped process
   # cannot fork and takes no CPU, so a fork bomb stands still while it is scanned. Then SIGKILL the
   # marked ones, and repeat until a scan of the frozen container finds none. Then thaw the rest.
   for round in {1..60}; do
     kill -STOP -1 2>/dev/null
-    marker_scan "$1"
+    marker_scan "$marker" "$infra"
     if [ \${#found[@]} -eq 0 ]; then
       kill -CONT -1 2>/dev/null
       echo "killed $total survivors 0"
@@ -44,7 +61,7 @@ kill_marker() {
     total=$((total + \${#found[@]}))
     read -r -t 0.01 _ignored
   done
-  marker_scan "$1"
+  marker_scan "$marker" "$infra"
   kill -CONT -1 2>/dev/null
   echo "killed $total survivors \${#found[@]}"
 }
@@ -59,10 +76,16 @@ oom_count() {
   done
   echo "oom unknown"
 }
-echo "ready $$"
-while read -r request argument; do
+# What runs before any command: PID 1 and its children (the timer and the lifeline), any exec of
+# the launch. The first helper reports them; the host passes them back with every kill.
+infra=""
+for dir in /proc/[0-9]*; do
+  [ "\${dir#/proc/}" = "$$" ] || infra+=" \${dir#/proc/}"
+done
+echo "ready $$ infra$infra"
+while read -r request id rest; do
   case "$request" in
-    kill) kill_marker "${execMarkerName}=$argument" ;;
+    kill) kill_marker "${execMarkerName}=$id" $rest ;;
     oom) oom_count ;;
     ping) echo pong ;;
     *) echo "unknown $request" ;;
@@ -113,7 +136,17 @@ export class KillHelper {
     return this.closedError === undefined;
   }
 
-  static async start(container: Dockerode.Container, options: { logger?: Logger } = {}): Promise<KillHelper> {
+  /** The container's own processes, spared by every kill: what ran before the first helper started. */
+  infraPids: number[] = [];
+
+  /**
+   * Starts a helper. `infraPids` comes from the container's first helper: a later one (started
+   * because the code killed the first) must not take what runs by then as the container's own.
+   */
+  static async start(
+    container: Dockerode.Container,
+    options: { logger?: Logger; infraPids?: number[] } = {},
+  ): Promise<KillHelper> {
     const exec = await container.exec({
       Cmd: ["bash", "-c", killHelperScript, "codeaction-kill-helper"],
       AttachStdin: true,
@@ -127,9 +160,10 @@ export class KillHelper {
     (stream as unknown as { unref?: () => void }).unref?.();
     const helper = new KillHelper(stream);
     const first = await helper.read(10_000);
-    if (!first.startsWith("ready "))
-      throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
-    options.logger?.debug({ helperPid: first.slice(6) }, "kill helper ready");
+    const ready = /^ready (\d+) infra((?: \d+)*)$/.exec(first);
+    if (!ready) throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
+    helper.infraPids = options.infraPids ?? (ready[2] ?? "").split(" ").filter(Boolean).map(Number);
+    options.logger?.debug({ helperPid: ready[1], infraPids: helper.infraPids }, "kill helper ready");
     return helper;
   }
 
@@ -168,9 +202,14 @@ export class KillHelper {
     return result;
   }
 
-  /** Kills every process carrying the marker `id`; returns how many were killed and how many survive. */
+  /**
+   * Kills every process carrying the marker `id`, and every process that escaped its marker (see
+   * killHelperScript); returns how many were killed and how many survive.
+   */
   async killMarked(id: string): Promise<{ killed: number; survivors: number }> {
-    const answer = await this.request(`kill ${id}`, { timeoutMs: 15_000 });
+    const answer = await this.request(`kill ${id} ${this.infraPids.join(" ")}`.trimEnd(), {
+      timeoutMs: 15_000,
+    });
     const match = /^killed (\d+) survivors (\d+)$/.exec(answer);
     if (!match) throw new Error(`unexpected kill helper answer: ${JSON.stringify(answer)}`);
     return { killed: Number(match[1]), survivors: Number(match[2]) };

@@ -67,6 +67,34 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     expect(await leftoverProcesses(session)).toEqual([]);
   });
 
+  it("kills processes that shed their marker (env -i) or hide their environment (non-dumpable)", async () => {
+    const manager = manage(new SandboxManager({ backend, network: "none" }));
+    const session = await manager.createSession({ deadlineSeconds: 300 });
+    const hidden = [
+      "import ctypes, os, time",
+      "if os.fork() == 0:",
+      "    os.setsid()",
+      "    ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: /proc/<pid>/environ unreadable",
+      "    time.sleep(1006)",
+      "os._exit(0)",
+    ].join("\n");
+    const command = [
+      "setsid env -i /bin/sleep 1005 >/dev/null 2>&1 < /dev/null &",
+      `python3 -c '${hidden}' >/dev/null 2>&1`,
+      "echo started",
+    ].join("\n");
+    // When the command returns, and when it times out.
+    const returned = await session.execute(command);
+    expect(returned).toMatchObject({ exitCode: 0, stdout: "started\n" });
+    expect(await leftoverProcesses(session)).toEqual([]);
+    const timedOut = await session.execute(`${command}\nsleep 60`, { timeout: 2 });
+    expect(timedOut.timedOut).toBe(true);
+    expect(timedOut.workspaceReset).toBeUndefined();
+    expect(await leftoverProcesses(session)).toEqual([]);
+    // The container's own processes are spared: the session keeps working.
+    expect((await session.execute("echo still here")).stdout).toBe("still here\n");
+  });
+
   it("stops a fork bomb at pidsLimit, and the next command in the same session works", async () => {
     // Under gVisor the limit counts the sandbox's own host threads too, so it needs the default.
     const pidsLimit = backend === "docker" ? 64 : 256;

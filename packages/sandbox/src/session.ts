@@ -257,8 +257,12 @@ export class SandboxSession {
       }
     }
     if (!(await this.isRunning())) return { killed: 0, survivors: 0 };
+    const infraPids = launched.helper.infraPids;
     launched.helper.close();
-    launched.helper = await KillHelper.start(launched.container, this.logger ? { logger: this.logger } : {});
+    launched.helper = await KillHelper.start(launched.container, {
+      infraPids,
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
     return launched.helper.killMarked(id);
   }
 
