@@ -29,6 +29,9 @@ export type { ConnectedServers, ServerSpec } from "./mcp/index.ts";
 export { checkServerSpecs, connectServers, parseServerCommand } from "./mcp/index.ts";
 export { modelName, resolveModel } from "./model.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
+export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
+export { createToolsRunner } from "./tools-pattern/runner.ts";
+export { createShellTools } from "./tools-pattern/shell-tools.ts";
 export type {
   AgentEvent,
   AgentInput,

@@ -20,6 +20,11 @@ describe("normalizeAnswer", () => {
   it("compares strings trimmed and case-folded", () => {
     expect(same("  North America ", "north america")).toBe(true);
     expect(same("EMEA", "APAC")).toBe(false);
+    // Full folding, not only lower case: ß and SS, final sigma, compatibility forms.
+    expect(same("Straße", "STRASSE")).toBe(true);
+    expect(same("ΟΔΟΣ", "οδος")).toBe(true);
+    expect(same("ﬁnal", "FINAL")).toBe(true);
+    expect(same("Straße", "Strase")).toBe(false);
   });
 
   it("compares JSON structurally with the same rules inside", () => {

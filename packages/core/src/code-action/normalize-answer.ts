@@ -48,7 +48,7 @@ function normalizeValue(value: unknown, decimals: number): Normal {
       return { kind: "decimal", value: roundDecimal(source, decimals) };
     }
     const entries = Object.entries(value as Record<string, unknown>)
-      .map(([key, item]) => [key.trim().toLowerCase(), normalizeValue(item, decimals)] as const)
+      .map(([key, item]) => [caseFold(key.trim()), normalizeValue(item, decimals)] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return Object.fromEntries(entries);
   }
@@ -61,7 +61,16 @@ function normalizeString(text: string, decimals: number): Normal {
   if (numberPattern.test(unsigned)) return { kind: "decimal", value: roundDecimal(unsigned, decimals) };
   if (groupedPattern.test(unsigned))
     return { kind: "decimal", value: roundDecimal(unsigned.replace(/,/g, ""), decimals) };
-  return { kind: "string", value: trimmed.toLowerCase() };
+  return { kind: "string", value: caseFold(trimmed) };
+}
+
+/**
+ * Full case folding, close to Python's str.casefold(): compatibility forms composed first (NFKC),
+ * then upper case and back, which folds what lower case alone keeps apart ("Straße" and "STRASSE",
+ * final and medial sigma).
+ */
+function caseFold(text: string): string {
+  return text.normalize("NFKC").toUpperCase().toLowerCase();
 }
 
 /** Rounds a decimal string (exponent allowed) to `decimals` places, half away from zero, exactly. */
