@@ -1,3 +1,4 @@
+import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -37,6 +38,29 @@ async function journal(cwd: string): Promise<Record<string, unknown>[]> {
 }
 
 describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
+  it("the README's main-job command, bash scripts/demo.sh, does its set-up and prints the four totals", async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.OPENAI_API_KEY;
+    delete env.OPENAI_BASE_URL;
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile(
+        "bash",
+        ["scripts/demo.sh", "--no-journal"],
+        { cwd: repositoryRoot, env, timeout: 600_000 },
+        (error, stdout, stderr) =>
+          resolve({ status: error ? ((error as { code?: number }).code ?? -1) : 0, stdout, stderr }),
+      );
+    });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/model: a REPLAY of recorded replies/);
+    expect(JSON.parse(run.stdout)).toEqual([
+      { region: "North America", revenue: 108664 },
+      { region: "LATAM", revenue: 81328 },
+      { region: "EMEA", revenue: 77689 },
+      { region: "APAC", revenue: 65023 },
+    ]);
+  }, 660_000);
+
   it("the main job prints the four regions with the seed's totals, and journals the program", async () => {
     const cwd = await mkdtemp(join(folder, "main-job-"));
     const run = await runCli(["ask", "--csv", orders, "--replay", demoReplay, demoQuestion], { cwd });

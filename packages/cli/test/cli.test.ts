@@ -171,6 +171,24 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
     ]);
   });
 
+  it("--show-program in the tools pattern shows each call and the turn's timings", async () => {
+    const replay = await replayFile("tools-show.json", [
+      { content: "", toolCalls: [{ name: "load_orders", args: { limit: 1 } }] },
+      "One order.",
+    ]);
+    const cwd = await mkdtemp(join(folder, "run-"));
+    const run = await runCli(
+      ["ask", "--pattern", "tools", "--csv", orders, "--replay", replay, "--show-program", question],
+      { cwd },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toBe("One order.\n");
+    expect(run.stderr).toMatch(/tool call load_orders: ok, /);
+    expect(run.stderr).toMatch(
+      /^timings: 1 tool calls \d+\.\d\d s, turn \d+\.\d\d s \(the rest is the model\)$/m,
+    );
+  });
+
   it("--json prints the run record, --journal PATH writes there and --no-journal writes nothing", async () => {
     const replay = await replayFile("plain.json", ["Forty-two."]);
     const cwd = await mkdtemp(join(folder, "run-"));

@@ -171,7 +171,16 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   record.timings.turnMs = result.timings.totalMs;
   // The journal is written before the answer is printed: an answer on screen is always on record.
   if (journalPath) await appendToJournal(journalPath, record);
-  if (showProgram) showTimings(result.attempts, context);
+  if (showProgram) {
+    if (result.pattern === "tools") {
+      const toolMs = result.toolCalls.reduce((total, call) => total + call.durationMs, 0);
+      context.stderr.write(
+        `timings: ${result.toolCalls.length} tool calls ${seconds(toolMs)}, turn ${seconds(result.timings.totalMs)} (the rest is the model)\n`,
+      );
+    } else {
+      showTimings(result.attempts, context);
+    }
+  }
   if (result.status === "escalated") {
     context.stderr.write(
       "codeaction: every attempt failed; the answer is the escalation model's program's result\n",
@@ -224,7 +233,10 @@ async function runTurn(
         progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
         break;
       case "tool-call":
-        progress.update(`the program called ${escapeForTerminal(event.tool, { keepNewlines: false })}`);
+        // Code-action tool events name their attempt; in the tools pattern the model itself calls.
+        progress.update(
+          `the ${event.attempt === undefined ? "model" : "program"} called ${escapeForTerminal(event.tool, { keepNewlines: false })}`,
+        );
         break;
       case "tool-result":
         if (showProgram) {
