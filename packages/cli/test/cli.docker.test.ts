@@ -251,6 +251,25 @@ describe("codeaction doctor", () => {
       /^ok\s+Pids limit\s+asked for 64, the container's cgroup says 64 \(enforced\)/m,
     );
     expect(run.stdout).toMatch(/^ok\s+Privileges\s+capabilities none, no-new-privileges on/m);
+    expect(run.stdout).toMatch(
+      /^ok\s+Engine\s+Docker \S+ \(API [\d.]+\), linux\/\w+, kernel \S+, cgroup v[12]/m,
+    );
+    expect(run.stdout).toMatch(/^ok\s+Runtimes\s+.*\brunsc\b.*gVisor available as runsc$/m);
     expect(run.stdout).toContain("code-action can run here.");
+  });
+});
+
+describe("codeaction image build", () => {
+  it("reuses images built from the current recipe, for the base and the data flavour", async () => {
+    const run = await runCli(["image", "build", "--all"]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /^codeaction\/python:3\.11 is current \(recipe [0-9a-f]{16}\); nothing to build \(--force rebuilds\)$/,
+      ),
+      expect.stringMatching(
+        /^codeaction\/python:3\.11-data is current \(recipe [0-9a-f]{16}\); nothing to build/,
+      ),
+    ]);
   });
 });

@@ -98,6 +98,31 @@ describe("the agreement check (real containers)", () => {
     expect(new Set(samples.map((sample) => sample.normalizedAnswer)).size).toBe(2);
   });
 
+  it("escalates when every attempt failed, even with one sample, and shows the stronger model the failures", async () => {
+    const model = new ScriptedChatModel([
+      programReply("raise ValueError('rate unknown')"),
+      programReply("print('no result line')"),
+    ]);
+    const stronger = new ScriptedChatModel([programReply(decimalProgram)]);
+    const result = await withAgent(
+      { model, pattern: "code-action", codeAction: { maxRepairs: 1, escalate: { model: stronger } } },
+      (agent) => agent.invoke(ask),
+    );
+    expect(result.status).toBe("escalated");
+    expect(result.answer).toBe('"5952.35"');
+    expect(result.attempts.map((attempt) => [attempt.status, attempt.escalated ?? false])).toEqual([
+      ["error", false],
+      ["no-result", false],
+      ["ok", true],
+    ]);
+    expect(stronger.calls).toHaveLength(1);
+    const shown = String(stronger.calls[0]?.messages.at(-1)?.content);
+    expect(shown).toContain(savingsQuestion);
+    // The sample's last program and why it failed.
+    expect(shown).toContain("print('no result line')");
+    expect(shown).toMatch(/It failed: .*RESULT/);
+  });
+
   it("lets the escalation model decide a disagreement", async () => {
     const model = new ScriptedChatModel([programReply(floatProgram), programReply(wrongProgram)]);
     const stronger = new ScriptedChatModel([programReply(decimalProgram)]);

@@ -81,6 +81,39 @@ describe("code-action through buildAgent (real containers)", () => {
     expect(prompt).toContain(analystQuestion);
   });
 
+  it("puts the instructions, system messages and earlier conversation into the prompt, and answers the last question", async () => {
+    const model = new ScriptedChatModel([programReply('print("RESULT: 4")')]);
+    const result = await withAgent(
+      { model, pattern: "code-action", instructions: "Amounts are in euros." },
+      (agent) =>
+        agent.invoke({
+          messages: [
+            { role: "system", content: "Answer briefly." },
+            { role: "user", content: "Which regions are there?" },
+            { role: "assistant", content: "EMEA, APAC, LATAM and North America." },
+            { role: "user", content: "How many is that?" },
+          ],
+        }),
+    );
+    expect(result.answer).toBe("4");
+    const [system, user] = model.calls[0]?.messages ?? [];
+    expect(String(system?.content)).toContain(
+      "Instructions from the user of this agent:\nAmounts are in euros.\n\nAnswer briefly.",
+    );
+    expect(String(user?.content)).toBe(
+      [
+        "The conversation so far:",
+        "User: Which regions are there?",
+        "Assistant: EMEA, APAC, LATAM and North America.",
+        "",
+        "Question:",
+        "How many is that?",
+        "",
+        "Write the program.",
+      ].join("\n"),
+    );
+  });
+
   it("repairs a program that crashes once; the second model call carries the error text", async () => {
     const { loadOrders } = createLoadOrders();
     const crashing = `
@@ -291,5 +324,14 @@ print("RESULT: " + first_line("/etc/passwd") + " | " + fetch_status("https://exa
     expect(result.answer).toBe(
       "root:x:0:0:root:/root:/bin/bash | URLError: [Errno -3] Temporary failure in name resolution",
     );
+    // At debug level the child logger codeaction.code-action shows the program and its output,
+    // with the run id, as the seed's logging does.
+    const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const ours = records.filter((record) => record.name === "codeaction.code-action");
+    const programLine = ours.find((record) => String(record.msg).startsWith("code-action program:\n"));
+    expect(programLine).toMatchObject({ level: 20, runId: result.runId, attempt: 1 });
+    expect(String(programLine?.msg)).toContain('first_line("/etc/passwd")');
+    const exitLine = ours.find((record) => String(record.msg).startsWith("code-action exit=0 status=ok"));
+    expect(String(exitLine?.msg)).toContain("root:x:0:0:root:/root:/bin/bash");
   });
 });

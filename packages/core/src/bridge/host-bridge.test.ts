@@ -352,6 +352,41 @@ print("RESULT:", out)
     expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "denied"]);
   });
 
+  test("approval fails closed: a bare false, anything but true, and a hook that throws all deny", async () => {
+    const { tool, calls } = echoTool();
+    const decisions: unknown[] = [false, "yes", { approved: "true" }, new Error("approval service down")];
+    const run = await runLocally({
+      program: `
+out = []
+for _ in range(4):
+    try:
+        echo(value="x")
+        out.append("ran")
+    except ToolDenied as error:
+        out.append(str(error))
+print("RESULT:", " | ".join(out))
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      approval: () => {
+        const decision = decisions.shift();
+        if (decision instanceof Error) throw decision;
+        return decision as never;
+      },
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe(
+      [
+        "the call to echo was not approved",
+        "the call to echo was not approved",
+        "the call to echo was not approved",
+        "the approval hook failed, so the call to echo was not made: approval service down",
+      ].join(" | "),
+    );
+    expect(calls).toEqual([]);
+    expect(run.toolCalls.map((call) => call.status)).toEqual(["denied", "denied", "denied", "denied"]);
+  });
+
   test("time waiting for approval does not count against execTimeout", async () => {
     const { tool } = echoTool();
     const run = await runLocally({

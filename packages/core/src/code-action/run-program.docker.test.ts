@@ -1,4 +1,4 @@
-import { SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import { connectDocker, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { echoTool } from "../bridge/local-relay.test-helper.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -50,6 +50,43 @@ describe.each(["docker", "gvisor"] as const)("runProgram in a real container (ba
       await session.destroy();
     }
   }
+
+  test("a tool call costs no exec: a run with 60 calls makes as many execs as a run with 1", async () => {
+    const { docker } = await connectDocker();
+    /** The exec_create events the engine recorded for one run's container. */
+    const execsOf = async (calls: number): Promise<string[]> => {
+      const { tool } = echoTool();
+      const since = Math.floor(Date.now() / 1000) - 1;
+      let containerId = "";
+      const result = await run(
+        {
+          program: `for index in range(${calls}):\n    echo(value=index)\nprint("RESULT: done")`,
+          tools: [tool],
+          maxToolCalls: 100,
+        },
+        async (session) => {
+          containerId = session.containerId;
+        },
+      );
+      expect(result.status, result.stderr).toBe("ok");
+      expect(result.toolCalls).toHaveLength(calls);
+      const stream = (await docker.getEvents({
+        since,
+        until: Math.floor(Date.now() / 1000) + 1,
+        filters: { container: [containerId], event: ["exec_create"] },
+      })) as NodeJS.ReadableStream;
+      let text = "";
+      for await (const chunk of stream) text += String(chunk);
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => (JSON.parse(line) as { Action: string }).Action);
+    };
+    const one = await execsOf(1);
+    const sixty = await execsOf(60);
+    expect(one.length).toBeGreaterThan(0);
+    expect(sixty.length).toBe(one.length);
+  });
 
   test("20 concurrent calls from threads are each answered once", async () => {
     const { tool, calls } = echoTool();
