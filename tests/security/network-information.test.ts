@@ -250,10 +250,7 @@ print("RESULT:", json.dumps({"pid1": open("/proc/1/cmdline", "rb").read().decode
     const everything = JSON.stringify({ labels, entrypoint, pid1: outcome.pid1 });
     expect(everything).not.toContain(fakeSecret);
     expect(everything).not.toMatch(/sk-|api[_-]?key|password|token/i);
-    expect((outcome.pid1 as string[]).filter(Boolean)).toEqual([
-      "/sbin/docker-init",
-      "--",
-      ...entrypoint.filter(Boolean),
-    ]);
+    // PID 1 is the entrypoint itself (the sandbox's init), with no docker-init in front.
+    expect((outcome.pid1 as string[]).filter(Boolean)).toEqual(entrypoint.filter(Boolean));
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parseSandboxConfig } from "./config.ts";
 import { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { initCommand } from "./init.ts";
 
 const config = parseSandboxConfig({});
 
@@ -30,7 +31,7 @@ describe("the container spec", () => {
       Memory: 4 * 1024 ** 3,
       MemorySwap: 4 * 1024 ** 3,
       NanoCpus: 2e9,
-      Init: true,
+      Init: false,
       Binds: [],
       Privileged: false,
     });
@@ -41,7 +42,9 @@ describe("the container spec", () => {
     });
     expect(spec.User).toBe("65534:65534");
     expect(spec.Hostname).toBe("sandbox");
-    expect(spec.Entrypoint).toEqual(["timeout", "-s", "KILL", "60", "cat"]);
+    expect(spec.Entrypoint).toEqual(initCommand(60));
+    expect(spec.Entrypoint?.slice(0, 4)).toEqual(["python3", "-I", "-S", "-c"]);
+    expect(spec.Entrypoint?.at(-1)).toBe("60");
     expect(spec.OpenStdin).toBe(true);
     expect(spec.StdinOnce).toBe(true);
     expect(spec.HostConfig?.Runtime).toBeUndefined();

@@ -1,6 +1,7 @@
 import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "./network/egress-proxy.ts";
 
@@ -36,9 +37,10 @@ export function tmpfsFor(config: SandboxConfig): Record<string, string> {
 }
 
 /**
- * The full create options for one sandbox container. PID 1 is docker-init; its child is
- * `timeout -s KILL <deadline> cat`: the container ends at its deadline even if the host process died,
- * and `cat` ends (and with it the container) as soon as the owner's stdin attach connection drops.
+ * The full create options for one sandbox container. PID 1 is the sandbox's own init (init.ts): the
+ * container ends at its deadline even if the host process died, and as soon as the owner's stdin
+ * attach connection (the lifeline) drops. As the namespace's init it cannot be signalled, traced or
+ * rewritten by the program.
  */
 export function buildContainerSpec(
   config: SandboxConfig,
@@ -50,7 +52,7 @@ export function buildContainerSpec(
   return {
     ...(options.name ? { name: options.name } : {}),
     Image: config.image,
-    Entrypoint: ["timeout", "-s", "KILL", String(Math.max(1, Math.ceil(options.deadlineSeconds))), "cat"],
+    Entrypoint: initCommand(options.deadlineSeconds),
     Cmd: [],
     User: dockerUser(config),
     WorkingDir: config.workdir,
@@ -71,7 +73,8 @@ export function buildContainerSpec(
       Memory: memory,
       MemorySwap: memory,
       NanoCpus: Math.round(config.cpuLimit * 1e9),
-      Init: true,
+      // No docker-init: our init must be PID 1 itself, where the kernel shields it from the program.
+      Init: false,
       IpcMode: "private",
       Tmpfs: tmpfsFor(config),
       Binds: [],
@@ -135,7 +138,7 @@ export function findSpecProblems(
   expect(host.MemorySwap === memory, `MemorySwap is ${host.MemorySwap}, not ${memory} (swap must be off)`);
   const nanoCpus = Math.round(config.cpuLimit * 1e9);
   expect(host.NanoCpus === nanoCpus, `NanoCpus is ${host.NanoCpus}, not ${nanoCpus}`);
-  expect(host.Init === true, "Init is not set");
+  expect(host.Init !== true, "Init is set: docker-init would be PID 1 instead of the sandbox's init");
   expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
   expect(host.IpcMode === "private", `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");

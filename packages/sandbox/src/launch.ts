@@ -31,7 +31,7 @@ export async function removeContainer(container: Dockerode.Container): Promise<v
 /**
  * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation
  * removes the container before the error leaves. The deadline is absolute: the container's PID 1
- * child is `timeout -s KILL <seconds left> cat`.
+ * (init.ts) is given the seconds left.
  */
 export async function launchContainer(
   docker: Dockerode,

@@ -14,9 +14,9 @@ export const lifelineStdio = {
 } as const;
 
 /**
- * Attaches to a created container's stdin and keeps the connection open: the container's PID 1
- * (`timeout ... cat`) reads it, so when this process dies the socket closes, `cat` sees end of file
- * and the container stops. The connection must not keep the host process alive (unref).
+ * Attaches to a created container's stdin and keeps the connection open: the container's PID 1 (the
+ * sandbox's init, init.ts; the proxy's `timeout ... cat`) reads it, so when this process dies the
+ * socket closes, PID 1 sees end of file and the container stops. The connection must not keep the host process alive (unref).
  * Attach before start, so that no window exists where the container runs without its lifeline.
  */
 export async function attachLifeline(container: Dockerode.Container): Promise<NodeJS.ReadWriteStream> {
