@@ -59,3 +59,13 @@ export function q3RevenueInCents(): Map<string, number> {
 export function programReply(program: string, prose = "Here is the program."): string {
   return `${prose}\n\n\`\`\`python\n${program.trim()}\n\`\`\`\n`;
 }
+
+/** True while the process exists and is not a zombie (an orphan's zombie may wait for a reaper). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}

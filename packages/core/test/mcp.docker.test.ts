@@ -10,6 +10,7 @@ import type { ServerSpec } from "../src/mcp/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { FIXTURE_ERROR_MESSAGE, FIXTURE_PNG_BASE64 } from "./fixtures/mcp-fixture-tools.ts";
 import { type HttpFixtureServer, startHttpFixtureServer } from "./fixtures/mcp-http-server.ts";
+import { isRunning } from "./helpers.ts";
 
 const stdioFixture = fileURLToPath(new URL("./fixtures/mcp-stdio-server.ts", import.meta.url));
 const fourTools = ["lookup_order", "greet", "check_inventory", "get-user", "list_tags", "logo"];
@@ -80,7 +81,7 @@ function runningChildren(): number[] {
   } catch {
     return [];
   }
-  return children.filter(processExists);
+  return children.filter(isRunning);
 }
 
 let httpFixture: HttpFixtureServer;
@@ -259,20 +260,10 @@ describe("MCP servers in shell mode", () => {
         pid: number;
       };
       pid = info.pid;
-      expect(processExists(pid)).toBe(true);
+      expect(isRunning(pid)).toBe(true);
     } finally {
       await agent.shutdown();
     }
-    expect(processExists(pid)).toBe(false);
+    expect(isRunning(pid)).toBe(false);
   });
 });
-
-/** True while the process exists and is not a zombie. */
-function processExists(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}

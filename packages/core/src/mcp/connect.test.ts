@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_ERROR_MESSAGE, FIXTURE_PNG_BASE64 } from "../../test/fixtures/mcp-fixture-tools.ts";
 import { type HttpFixtureServer, startHttpFixtureServer } from "../../test/fixtures/mcp-http-server.ts";
+import { isRunning } from "../../test/helpers.ts";
 import { McpServerError } from "../errors/mcp-server-error.ts";
 import { McpToolError } from "../errors/mcp-tool-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -20,16 +21,6 @@ function stdioServer(options: { tools?: string[] } = {}): ServerSpec {
     command: process.execPath,
     args: [stdioFixture, ...(options.tools ? [`--tools=${options.tools.join(",")}`] : [])],
   };
-}
-
-/** True while the process exists and is not a zombie (an orphan's zombie may wait for a reaper). */
-function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 function tool(connected: ConnectedServers, name: string): ToolSpec {
