@@ -183,7 +183,9 @@ for name in ["mnt", "net", "pid", "uts", "ipc", "user", "cgroup"]:
 print("RESULT:", json.dumps(outcome))
 `);
     for (const [name, value] of Object.entries(outcome)) {
-      if (backend === "docker") expect(value, name).toBe("EPERM");
+      // runc: PID 1 (the sandbox's init) is not dumpable, so even opening its namespaces is refused
+      // (EACCES); where a descriptor opens, setns itself is refused (EPERM).
+      if (backend === "docker") expect(["EPERM", "open EACCES"], name).toContain(value);
       else expect(value, name).not.toBe("ok");
     }
   });
