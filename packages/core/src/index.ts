@@ -42,5 +42,6 @@ export type {
   Attempt,
   AttemptStatus,
   ChatMessageInput,
+  OutputBytes,
   ToolCallRecord,
 } from "./types.ts";

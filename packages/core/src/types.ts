@@ -37,10 +37,6 @@ export type Attempt = {
   modelReply: string;
   stdout: string;
   stderr: string;
-  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
-  stdoutBase64?: string;
-  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
-  stderrBase64?: string;
   exitCode: number | null;
   status: AttemptStatus;
   /** The text after the last stdout `RESULT:` line, when there is one. */
@@ -49,7 +45,13 @@ export type Attempt = {
   toolCalls: ToolCallRecord[];
   timings: { modelMs: number; containerStartMs: number; runMs: number; totalMs: number };
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
-};
+} & OutputBytes;
+
+/**
+ * A program's exact output bytes, base64, present only for a stream that is not valid UTF-8 (its
+ * text then holds U+FFFD there): with them a record loses nothing the program wrote.
+ */
+export type OutputBytes = { stdoutBase64?: string; stderrBase64?: string };
 
 /** Step events, noun-action. The last event of a stream is `answer` and carries the result. */
 export type AgentEvent =

@@ -11,7 +11,7 @@ import { Demultiplexer } from "./demultiplex.ts";
  *   process whose environment holds CODEACTION_EXEC_ID=<id> (the marker each command gets; setsid,
  *   nohup and double forks inherit it) and every process that carries no marker at all or hides its
  *   environment (`env -i`, a non-dumpable process: it escaped its command, so it is killed too),
- *   sparing the container's own processes (the infra pids: PID 1, its timer and lifeline), this
+ *   sparing the container's own processes (the infra pids: PID 1, the sandbox's init), this
  *   helper, zombies and processes of other running commands (another marker). Repeats until a
  *   frozen scan finds none, then thaws the others (`kill -CONT -1`); answers
  *   `killed <count> survivors <count>`.
@@ -76,8 +76,7 @@ oom_count() {
   done
   echo "oom unknown"
 }
-# What runs before any command: PID 1 and its children (the timer and the lifeline), any exec of
-# the launch. The first helper reports them; the host passes them back with every kill.
+# What runs before any command: PID 1 (the sandbox's init) and any exec of the launch. The first helper reports them; the host passes them back with every kill.
 infra=""
 for dir in /proc/[0-9]*; do
   [ "\${dir#/proc/}" = "$$" ] || infra+=" \${dir#/proc/}"

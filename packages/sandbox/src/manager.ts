@@ -132,8 +132,9 @@ export class SandboxManager {
           backend: this.config.backend,
         });
       }
+      const registration = info.Runtimes?.[runtime];
       // backend "gvisor" promises gVisor: a runtime override must still run runsc, never runc.
-      const binary = info.Runtimes?.[runtime]?.path ?? "";
+      const binary = registration?.path ?? "";
       if (this.config.backend === "gvisor" && !/runsc/.test(binary.split("/").pop() ?? "")) {
         throw new SandboxError(
           `backend: "gvisor" needs a gVisor runtime, but the runtime "${runtime}" runs "${binary || "(unknown)"}", not runsc: the sandbox would run without gVisor. Remove the runtime option to use "runsc", or name the runtime your gVisor is registered as.`,
@@ -142,7 +143,7 @@ export class SandboxManager {
       }
       // gVisor registered with its own networking off gives the sandbox no interface at all: an
       // allow-list could never reach its proxy. Say so now rather than fail every request later.
-      const runtimeArgs = info.Runtimes?.[runtime]?.runtimeArgs ?? [];
+      const runtimeArgs = registration?.runtimeArgs ?? [];
       if (
         this.networking.policy &&
         this.config.backend === "gvisor" &&

@@ -4,6 +4,11 @@ import { PathRefusedError } from "./errors/path-refused-error.ts";
 /** The folders file operations may touch. */
 export const allowedRoots = ["/workspace", "/tmp"] as const;
 
+/** A shell line that exits 3, printing the path, unless "$real" is under an allowed root. */
+export const refuseOutsideRootsLine = `case "$real" in ${allowedRoots
+  .flatMap((root) => [root, `${root}/*`])
+  .join("|")}) ;; *) echo "$real" >&2; exit 3 ;; esac`;
+
 export function isInsideAllowedRoots(absolutePath: string): boolean {
   return allowedRoots.some((root) => absolutePath === root || absolutePath.startsWith(`${root}/`));
 }

@@ -12,7 +12,7 @@ import { type ExecResult, type SpawnedProcess, startExec, waitForExecExit } from
 import { KillHelper } from "./kill-helper.ts";
 import { type LaunchedContainer, removeContainer } from "./launch.ts";
 import { closeLifeline } from "./lifeline.ts";
-import { resolveSandboxPath } from "./paths.ts";
+import { refuseOutsideRootsLine, resolveSandboxPath } from "./paths.ts";
 
 export type ExecuteOptions = {
   /** Seconds; defaults to the config's `timeout`. */
@@ -404,7 +404,7 @@ export class SandboxSession {
       'mkdir -p -- "$folder" || exit 1',
       // A folder on the way may be a link: the real folder must still be under /workspace or /tmp.
       'real=$(realpath -e -- "$folder") || exit 1',
-      'case "$real" in /workspace|/workspace/*|/tmp|/tmp/*) ;; *) echo "$real" >&2; exit 3 ;; esac',
+      refuseOutsideRootsLine,
       'temporary="$real/.codeaction-write-$2"',
       'if ! cat > "$temporary"; then rm -f -- "$temporary"; exit 1; fi',
       'mv -f -- "$temporary" "$real/$(basename -- "$1")"',
@@ -437,7 +437,7 @@ export class SandboxSession {
     const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
     const script = [
       'real=$(realpath -e -- "$1") || exit 2',
-      'case "$real" in /workspace|/workspace/*|/tmp|/tmp/*) ;; *) echo "$real" >&2; exit 3 ;; esac',
+      refuseOutsideRootsLine,
       'if [ ! -f "$real" ]; then echo "not a regular file" >&2; exit 4; fi',
       'exec head -c "$2" -- "$real"',
     ].join("\n");
@@ -464,7 +464,7 @@ export class SandboxSession {
     const target = resolveSandboxPath(directory ?? this.config.workdir, { workdir: this.config.workdir });
     const script = [
       'real=$(realpath -e -- "$1") || exit 2',
-      'case "$real" in /workspace|/workspace/*|/tmp|/tmp/*) ;; *) echo "$real" >&2; exit 3 ;; esac',
+      refuseOutsideRootsLine,
       'if [ ! -d "$real" ]; then echo "not a folder" >&2; exit 4; fi',
       "exec find \"$real\" -mindepth 1 -maxdepth 1 -printf '%y\\t%s\\t%f\\0'",
     ].join("\n");

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
+import type { AgentEvent, ApprovalDecision, ApprovalHook, OutputBytes, ToolCallRecord } from "../types.ts";
 import {
   encodeFrame,
   encodeHeaderFrame,
@@ -74,10 +74,6 @@ export type BridgeOutcome = {
   exit?: RelayExit;
   stdout: string;
   stderr: string;
-  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
-  stdoutBase64?: string;
-  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
-  stderrBase64?: string;
   truncated: boolean;
   /**
    * The output cap cut the last stdout `RESULT:` line away (wholly or partly): there is no answer,
@@ -92,7 +88,7 @@ export type BridgeOutcome = {
   /** Set when the channel broke or the relay broke the protocol: an infrastructure failure. */
   failure?: string;
   runMs: number;
-};
+} & OutputBytes;
 
 export const bridgeDefaults = {
   bridgeDirectory: "/workspace/.codeaction",
@@ -570,10 +566,9 @@ function parseExit(value: Record<string, unknown>): RelayExit {
   };
 }
 
-/** The captured head, a marker where bytes were dropped, then the kept tail. */
 /**
- * A stream's text, and its exact bytes (base64) when they are not valid UTF-8: the text then holds
- * U+FFFD in their place, so the record keeps both and loses nothing.
+ * The captured head, a marker where bytes were dropped, then the kept tail: as text, and as exact
+ * bytes (base64) when they are not valid UTF-8 (the text then holds U+FFFD in their place).
  */
 function assemble(stream: StreamCapture): { text: string; base64?: string } {
   const parts = [...stream.chunks];

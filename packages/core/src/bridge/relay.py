@@ -369,13 +369,17 @@ class Relay:
             return False
         start = stream.total
         stream.total += len(data)
-        # The carry (the last 7 bytes seen, or a newline at the start) lets a RESULT: line that
-        # straddles two reads be found; the pattern is longer than the carry, so none is found twice.
-        window = stream.carry + data
-        found = window.rfind(b"\nRESULT:")
+        # The last RESULT: line in this read, else one that straddles the previous read: the carry
+        # (the last 7 bytes seen, or a newline at the start) plus this read's first 7 bytes. The
+        # pattern is longer than the carry, so no line is found twice, and no read is copied whole.
+        found = data.rfind(b"\nRESULT:")
         if found >= 0:
-            stream.last_result = start - len(stream.carry) + found + 1
-        stream.carry = window[-7:]
+            stream.last_result = start + found + 1
+        else:
+            found = (stream.carry + data[:7]).rfind(b"\nRESULT:")
+            if found >= 0:
+                stream.last_result = start - len(stream.carry) + found + 1
+        stream.carry = (stream.carry + data[-7:])[-7:]
         room = stream.head_limit - stream.forwarded
         if room > 0:
             head = data[:room]

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { type BridgeOutcome, type RelayProcess, runBridge } from "../bridge/host-bridge.ts";
 import { relaySource, toolsModuleSource } from "../bridge/python-sources.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import type { AgentEvent, ApprovalHook, AttemptStatus, ToolCallRecord } from "../types.ts";
+import type { AgentEvent, ApprovalHook, AttemptStatus, OutputBytes, ToolCallRecord } from "../types.ts";
 
 export type RunProgramOptions = {
   /** A fresh, started container (one per run). */
@@ -33,10 +33,6 @@ export type ProgramRun = {
   exitCode: number | null;
   stdout: string;
   stderr: string;
-  /** stdout's exact bytes, base64, only when they are not valid UTF-8 (`stdout` has U+FFFD there). */
-  stdoutBase64?: string;
-  /** stderr's exact bytes, base64, only when they are not valid UTF-8. */
-  stderrBase64?: string;
   truncated: boolean;
   status: AttemptStatus;
   /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
@@ -44,7 +40,15 @@ export type ProgramRun = {
   toolCalls: ToolCallRecord[];
   runMs: number;
   infrastructureError?: string;
-};
+} & OutputBytes;
+
+/** The exact-bytes fields of a run, only those present. */
+export function outputBytesOf(source: OutputBytes): OutputBytes {
+  return {
+    ...(source.stdoutBase64 === undefined ? {} : { stdoutBase64: source.stdoutBase64 }),
+    ...(source.stderrBase64 === undefined ? {} : { stderrBase64: source.stderrBase64 }),
+  };
+}
 
 /** The relay's own command line: one exec per run, stdin attached. */
 export function relayCommand(): string[] {
@@ -99,9 +103,9 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     ...(options.workDirectory ? { workDirectory: options.workDirectory } : {}),
     ...(options.killStragglers === undefined ? {} : { killStragglers: options.killStragglers }),
   });
-  const { status, infrastructureError } = await statusOf(outcome, options.inspect);
   // The last RESULT line decides; when the cap cut it away, an earlier one is not the answer.
   const result = outcome.resultLost ? undefined : findResult(outcome.stdout);
+  const { status, infrastructureError } = await statusOf(outcome, result, options.inspect);
   options.logger?.debug(
     { runId: options.runId, status, exitCode: outcome.exit?.exitCode ?? null, runMs: outcome.runMs },
     "program finished",
@@ -110,8 +114,7 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     exitCode: outcome.exit?.exitCode ?? null,
     stdout: outcome.stdout,
     stderr: outcome.stderr,
-    ...(outcome.stdoutBase64 === undefined ? {} : { stdoutBase64: outcome.stdoutBase64 }),
-    ...(outcome.stderrBase64 === undefined ? {} : { stderrBase64: outcome.stderrBase64 }),
+    ...outputBytesOf(outcome),
     truncated: outcome.truncated,
     status,
     ...(result === undefined ? {} : { result }),
@@ -123,6 +126,7 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
 
 async function statusOf(
   outcome: BridgeOutcome,
+  result: string | undefined,
   inspect: RunProgramOverOptions["inspect"],
 ): Promise<{ status: AttemptStatus; infrastructureError?: string }> {
   if (outcome.timedOut) return { status: "timeout" };
@@ -140,8 +144,7 @@ async function statusOf(
   }
   if (outcome.limitHit) return { status: "tool-limit" };
   if (exit.exitCode !== 0) return { status: "error" };
-  if (outcome.resultLost) return { status: "no-result" };
-  return { status: findResult(outcome.stdout) === undefined ? "no-result" : "ok" };
+  return { status: result === undefined ? "no-result" : "ok" };
 }
 
 async function oomKilled(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {

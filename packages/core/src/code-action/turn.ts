@@ -21,7 +21,7 @@ import {
   tail,
 } from "./prompt.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
-import { runProgram } from "./run-program.ts";
+import { outputBytesOf, runProgram } from "./run-program.ts";
 
 /** codeAction settings, defaults filled (see build-agent.ts). */
 export type CodeActionSettings = {
@@ -297,8 +297,7 @@ async function runSample(
       modelReply: replyText,
       stdout: run.stdout,
       stderr: run.stderr,
-      ...(run.stdoutBase64 === undefined ? {} : { stdoutBase64: run.stdoutBase64 }),
-      ...(run.stderrBase64 === undefined ? {} : { stderrBase64: run.stderrBase64 }),
+      ...outputBytesOf(run),
       exitCode: run.exitCode,
       status,
       ...(status === "ok" ? { result } : {}),
