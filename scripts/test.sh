@@ -12,6 +12,8 @@ echo "[test] pnpm lint" >&2
 pnpm lint
 echo "[test] node scripts/sync-docs.ts --check (docs' code matches the tested examples)" >&2
 node scripts/sync-docs.ts --check
+echo "[test] node scripts/check-cycles.ts (no import cycles)" >&2
+node scripts/check-cycles.ts
 echo "[test] vitest: unit, docker and security projects" >&2
 pnpm vitest run --project unit --project docker --project security "$@"
 echo "[test] vitest: faults project (restarts dockerd; runs alone)" >&2

@@ -3,7 +3,7 @@ import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
-import { findSessionNetworkProblems, type SessionNetwork } from "./network/egress-proxy.ts";
+import { findSessionNetworkProblems, type SessionNetwork } from "./network/session-network.ts";
 
 /** The hostname every sandbox gets: nothing about the host leaks through it. */
 export const sandboxHostname = "sandbox";

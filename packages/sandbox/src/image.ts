@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
+import { statusCodeOf } from "./docker-operations.ts";
 
 /**
  * The sandbox images: `codeaction/python:3.11` (standard library only) and
@@ -59,7 +60,7 @@ export async function imageState(docker: Dockerode, flavour: ImageFlavour): Prom
     const version = info.Config?.Labels?.[RECIPE_LABEL];
     return { name, state: version === wanted ? "current" : "stale", ...(version ? { version } : {}) };
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 404) return { name, state: "missing" };
+    if (statusCodeOf(error) === 404) return { name, state: "missing" };
     throw error;
   }
 }

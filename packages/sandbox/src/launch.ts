@@ -2,10 +2,11 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
+import { removeContainer } from "./docker-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline, closeLifeline } from "./lifeline.ts";
-import type { SessionNetwork } from "./network/egress-proxy.ts";
+import type { SessionNetwork } from "./network/session-network.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
@@ -16,17 +17,6 @@ export type LaunchedContainer = {
   lifeline: NodeJS.ReadWriteStream;
   helper: KillHelper;
 };
-
-/** Removes a container; 404 (gone) and 409 (removal already in progress) count as done. */
-export async function removeContainer(container: Dockerode.Container): Promise<void> {
-  try {
-    await container.remove({ force: true, v: true });
-  } catch (error) {
-    const status = (error as { statusCode?: number }).statusCode;
-    if (status === 404 || status === 409) return;
-    throw error;
-  }
-}
 
 /**
  * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation

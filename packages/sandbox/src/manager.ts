@@ -4,13 +4,14 @@ import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
 import { runtimeFor } from "./container-spec.ts";
 import { connectDocker } from "./docker-connection.ts";
+import { removeContainer, statusCodeOf } from "./docker-operations.ts";
 import { ImageMissingError } from "./errors/image-missing-error.ts";
 import { NetworkSetupError } from "./errors/network-setup-error.ts";
 import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
-import { launchContainer, removeContainer } from "./launch.ts";
+import { launchContainer } from "./launch.ts";
 import { requireProxyImage } from "./network/egress-proxy.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
@@ -162,7 +163,7 @@ export class SandboxManager {
     try {
       image = await docker.getImage(this.config.image).inspect();
     } catch (error) {
-      if ((error as { statusCode?: number }).statusCode === 404) {
+      if (statusCodeOf(error) === 404) {
         throw new ImageMissingError({ image: this.config.image, cause: error });
       }
       throw error;

@@ -5,12 +5,13 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
 import { CappedSink, Demultiplexer } from "./demultiplex.ts";
+import { removeContainer, statusCodeOf } from "./docker-operations.ts";
 import { PackageRefusedError } from "./errors/package-refused-error.ts";
 import { PathRefusedError } from "./errors/path-refused-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { type ExecResult, type SpawnedProcess, startExec, waitForExecExit } from "./exec.ts";
 import { KillHelper } from "./kill-helper.ts";
-import { type LaunchedContainer, removeContainer } from "./launch.ts";
+import type { LaunchedContainer } from "./launch.ts";
 import { closeLifeline } from "./lifeline.ts";
 import { refuseOutsideRootsLine, resolveSandboxPath } from "./paths.ts";
 
@@ -145,7 +146,7 @@ export class SandboxSession {
     } catch (error) {
       // 409: the container stopped between the check and the exec. The command never ran, so it
       // runs once in a replacement container.
-      if ((error as { statusCode?: number }).statusCode !== 409 || workspaceReset) throw error;
+      if (statusCodeOf(error) !== 409 || workspaceReset) throw error;
       await this.recycle("the container stopped before the command started");
       const retried = await this.run(argv, options);
       return { ...retried, workspaceReset: true };

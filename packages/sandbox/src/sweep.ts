@@ -1,7 +1,7 @@
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
+import { removeContainer } from "./docker-operations.ts";
 import { deadlineOf, labelKeys, ownerStatus } from "./labels.ts";
-import { removeContainer } from "./launch.ts";
 
 export type SweptContainer = { containerId: string; reason: string };
 

@@ -1,5 +1,5 @@
 import { ConfigError } from "../errors/config-error.ts";
-import type { ServerSpec } from "./connect.ts";
+import type { ServerSpec } from "./server-spec.ts";
 
 /**
  * Turns a command line (the CLI's `--server "CMD"`) into a ServerSpec, splitting it the way a POSIX

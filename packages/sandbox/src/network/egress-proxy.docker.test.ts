@@ -4,18 +4,18 @@ import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultImage } from "../config.ts";
+import { removeContainer } from "../docker-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
-import { removeContainer } from "../launch.ts";
 import type { EgressLogEntry } from "./access-log.ts";
 import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
+import { EgressProxy } from "./egress-proxy.ts";
+import { resolveNetworkPolicy } from "./network-policy.ts";
+import { proxyImage } from "./proxy-image.ts";
 import {
-  EgressProxy,
   findSessionNetworkProblems,
   type SessionNetwork,
   sessionNetworkSettings,
-} from "./egress-proxy.ts";
-import { resolveNetworkPolicy } from "./network-policy.ts";
-import { proxyImage } from "./proxy-image.ts";
+} from "./session-network.ts";
 
 // Everything here talks only to the project's own containers: a fixture server on Docker's default
 // bridge (reached through pinned names), the proxy, and two sandboxes. Names under .invalid and the

@@ -4,15 +4,16 @@ import { PassThrough } from "node:stream";
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { Demultiplexer } from "../demultiplex.ts";
+import { removeContainer, statusCodeOf } from "../docker-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { buildLabels } from "../labels.ts";
-import { removeContainer } from "../launch.ts";
 import { attachLifeline, closeLifeline, lifelineStdio } from "../lifeline.ts";
 import { type EgressLogEntry, parseAccessLogLine } from "./access-log.ts";
 import type { NetworkPolicy } from "./network-policy.ts";
 import { proxyImage, proxyPort, proxyUser } from "./proxy-image.ts";
+import type { SessionNetwork } from "./session-network.ts";
 import { renderSquidConfig, renderSquidHosts } from "./squid-config.ts";
-import { randomSubnet, type SessionSubnet, subnetPoolCidr } from "./subnet-pool.ts";
+import { randomSubnet, subnetPoolCidr } from "./subnet-pool.ts";
 
 /** Label that tells the proxy container and the session networks apart from sandboxes. */
 export const roleLabel = "codeaction.role";
@@ -56,64 +57,6 @@ export type EgressProxyOptions = {
   unpinnedResolutions?: Record<string, string>;
 };
 
-/** A session's own internal network, joined by the proxy and by that session's sandbox only. */
-export type SessionNetwork = SessionSubnet & {
-  networkName: string;
-  networkId: string;
-  sessionId: string;
-  /** HTTP_PROXY, HTTPS_PROXY, NO_PROXY and their lower-case spellings. */
-  environment: Record<string, string>;
-};
-
-/** What a sandbox container needs to sit on its session network (merge into its create options). */
-export function sessionNetworkSettings(network: SessionNetwork): {
-  networkMode: string;
-  networkingConfig: Dockerode.ContainerCreateOptions["NetworkingConfig"];
-  /** Docker's resolver answers nothing on an internal network: fail a name lookup in 1 s, not 10. */
-  dnsOptions: string[];
-  environment: Record<string, string>;
-} {
-  return {
-    networkMode: network.networkName,
-    dnsOptions: ["timeout:1", "attempts:1"],
-    networkingConfig: {
-      EndpointsConfig: { [network.networkName]: { IPAMConfig: { IPv4Address: network.sandboxAddress } } },
-    },
-    environment: network.environment,
-  };
-}
-
-/**
- * What is wrong with a sandbox container's networking, read back from `docker inspect`: it must be
- * attached to its session network only, at its address. Empty when all is well.
- */
-export function findSessionNetworkProblems(
-  info: Dockerode.ContainerInspectInfo,
-  network: SessionNetwork,
-): string[] {
-  const problems: string[] = [];
-  const mode = info.HostConfig.NetworkMode;
-  if (mode !== network.networkName && mode !== network.networkId) {
-    problems.push(`NetworkMode is ${mode}, not the session network ${network.networkName}`);
-  }
-  const attached = Object.keys(info.NetworkSettings?.Networks ?? {});
-  if (attached.length !== 1 || attached[0] !== network.networkName) {
-    problems.push(
-      `the container is attached to ${attached.join(", ") || "no network"}, not only to ${network.networkName}`,
-    );
-  }
-  const endpoint = info.NetworkSettings?.Networks?.[network.networkName];
-  const address = endpoint?.IPAddress || endpoint?.IPAMConfig?.IPv4Address;
-  if (info.State?.Running && address !== network.sandboxAddress) {
-    problems.push(`the container's address is ${address}, not ${network.sandboxAddress}`);
-  }
-  return problems;
-}
-
-function statusOf(error: unknown): number | undefined {
-  return (error as { statusCode?: number }).statusCode;
-}
-
 function describe(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/^\(HTTP code \d+\) [a-z ]+- /, "").trim();
@@ -127,7 +70,7 @@ export async function requireProxyImage(docker: Dockerode, image: string = proxy
     throw new NetworkSetupError({
       step: "proxy-image",
       reason:
-        statusOf(error) === 404
+        statusCodeOf(error) === 404
           ? `the egress proxy image "${image}" is not present in the Docker engine`
           : `the egress proxy image "${image}" could not be inspected: ${describe(error)}`,
       fix: buildHint,
@@ -384,7 +327,7 @@ export class EgressProxy {
         .getNetwork(network.networkId)
         .disconnect({ Container: this.containerId, Force: true });
     } catch (error) {
-      if (statusOf(error) !== 404)
+      if (statusCodeOf(error) !== 404)
         this.options.logger?.debug({ error: describe(error) }, "proxy disconnect failed");
     }
     await removeNetwork(this.docker, network.networkId);
@@ -429,7 +372,7 @@ export async function removeNetwork(docker: Dockerode, networkId: string): Promi
   try {
     await docker.getNetwork(networkId).remove();
   } catch (error) {
-    if (statusOf(error) === 404) return;
+    if (statusCodeOf(error) === 404) return;
     throw error;
   }
 }

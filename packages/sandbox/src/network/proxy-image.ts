@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
+import { statusCodeOf } from "../docker-operations.ts";
 import { buildDebootstrapImage, RECIPE_LABEL } from "../image.ts";
 
 /**
@@ -33,7 +34,7 @@ export async function proxyImageState(docker: Dockerode): Promise<"current" | "s
     const info = await docker.getImage(proxyImage).inspect();
     return info.Config?.Labels?.[RECIPE_LABEL] === wanted ? "current" : "stale";
   } catch (error) {
-    if ((error as { statusCode?: number }).statusCode === 404) return "missing";
+    if (statusCodeOf(error) === 404) return "missing";
     throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type Dockerode from "dockerode";
 import { describe, expect, it } from "vitest";
 import { SandboxConfigError } from "../errors/sandbox-config-error.ts";
-import type { SessionNetwork } from "./egress-proxy.ts";
+import type { SessionNetwork } from "./session-network.ts";
 import { applySessionNetwork, SessionNetworking } from "./session-networking.ts";
 import { subnetAt } from "./subnet-pool.ts";
 

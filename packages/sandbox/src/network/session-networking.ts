@@ -1,8 +1,9 @@
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { NetworkSetting } from "../config.ts";
-import { EgressProxy, type SessionNetwork, sessionNetworkSettings } from "./egress-proxy.ts";
+import { EgressProxy } from "./egress-proxy.ts";
 import { type NetworkPolicy, resolveNetworkPolicy } from "./network-policy.ts";
+import { type SessionNetwork, sessionNetworkSettings } from "./session-network.ts";
 
 /**
  * What a sandbox manager holds for `network: "restricted"` or an allow-list: one egress proxy, started

@@ -1,5 +1,6 @@
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
+import { statusCodeOf } from "../docker-operations.ts";
 import { deadlineOf, labelKeys, ownerStatus } from "../labels.ts";
 
 export type SweptNetwork = { networkId: string; name: string; reason: string };
@@ -32,7 +33,7 @@ export async function sweepNetworks(
       swept.push({ networkId: network.Id, name: network.Name, reason });
       options.logger?.info({ network: network.Name, reason }, "swept a sandbox network");
     } catch (error) {
-      const status = (error as { statusCode?: number }).statusCode;
+      const status = statusCodeOf(error);
       if (status !== 404)
         options.logger?.debug({ network: network.Name, status }, "network still in use; next sweep");
     }

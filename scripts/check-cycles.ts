@@ -1,0 +1,60 @@
+// Fails when the TypeScript sources of a package import each other in a cycle (type-only imports
+// included: a cycle of types is still a knot a reader must untangle). Run by scripts/test.sh.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+
+const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
+const importPattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["'](\.{1,2}\/[^"']+)["']/g;
+
+/** Every non-test .ts file under a folder. */
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    if (statSync(path).isDirectory()) return name === "node_modules" ? [] : sourceFiles(path);
+    return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** The relative imports of one file, as absolute paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(importPattern)].map((match) => resolve(dirname(file), match[1] ?? ""));
+}
+
+/** Depth-first search for back edges; returns each cycle once, as a list of files. */
+export function findCycles(graph: Map<string, string[]>): string[][] {
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string): void => {
+    state.set(file, "open");
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next) && graph.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+const packagesDir = join(root, "packages");
+const graph = new Map<string, string[]>();
+for (const name of readdirSync(packagesDir)) {
+  const src = join(packagesDir, name, "src");
+  try {
+    for (const file of sourceFiles(src)) graph.set(file, importsOf(file));
+  } catch {
+    // a package without src/
+  }
+}
+const cycles = findCycles(graph);
+if (cycles.length > 0) {
+  for (const cycle of cycles)
+    console.error(`import cycle: ${cycle.map((file) => relative(root, file)).join(" -> ")}`);
+  console.error("Break each cycle: move what both files need into a third module that imports neither.");
+  process.exit(1);
+}
+console.log(`no import cycles in ${graph.size} source files`);
