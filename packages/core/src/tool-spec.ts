@@ -1,8 +1,4 @@
-/**
- * The one shape every callable tool takes inside core, whatever its origin
- * (a LangChain tool, an MCP tool, a CSV loader). Stubs, the bridge and the
- * tool loop only see ToolSpecs.
- */
+/** The subset of JSON Schema that stubs, argument checks and the tools pattern read. */
 export type JsonSchema = {
   type?: string | string[];
   description?: string;
@@ -19,6 +15,11 @@ export type JsonSchema = {
   [key: string]: unknown;
 };
 
+/**
+ * The one shape every callable tool takes inside core, whatever its origin
+ * (a LangChain tool, an MCP tool, a CSV loader). Stubs, the bridge and the
+ * tool loop only see ToolSpecs.
+ */
 export type ToolSpec = {
   /** The tool's own name, as its origin spells it (may not be a Python identifier). */
   name: string;

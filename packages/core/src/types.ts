@@ -1,5 +1,3 @@
-import type { Logger } from "pino";
-
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = { tool: string; args: Record<string, unknown>; runId: string };
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
@@ -111,5 +109,3 @@ export type AgentResult = {
   toolCalls: ToolCallRecord[];
   timings: { totalMs: number };
 };
-
-export type { Logger };

@@ -5,7 +5,7 @@ import { SandboxConfigError } from "./errors/sandbox-config-error.ts";
 /** The image the sandbox uses unless told otherwise (built by `codeaction image build`). */
 export const defaultImage = "codeaction/python:3.11";
 
-/** The environment variable that marks every process a command starts (see kill-script.ts). Reserved. */
+/** The environment variable that marks every process a command starts (see kill-helper.ts). Reserved. */
 export const execMarkerName = "CODEACTION_EXEC_ID";
 
 const sizeUnits: Record<string, number> = { "": 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4 };

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import { statusCodeOf } from "./docker-operations.ts";
+import { ImageBuildError } from "./errors/image-build-error.ts";
 
 /**
  * The sandbox images: `codeaction/python:3.11` (standard library only) and
@@ -87,10 +88,6 @@ export type BuildImageResult = {
   method: "offline" | "dockerfile" | "reused";
   durationMs: number;
 };
-
-export class ImageBuildError extends Error {
-  readonly code = "image_build_failed";
-}
 
 export async function buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
   const started = performance.now();

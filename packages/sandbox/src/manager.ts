@@ -249,7 +249,6 @@ export class SandboxManager {
       throw error;
     }
     const session = new SandboxSession({
-      docker,
       config: this.config,
       launched,
       relaunch: launch,
@@ -290,7 +289,6 @@ export class SandboxManager {
     }
     return new PooledSession(
       {
-        docker,
         config: this.config,
         launched,
         relaunch: launch,

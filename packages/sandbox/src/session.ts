@@ -33,7 +33,6 @@ export type FileEntry = {
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
-  docker: Dockerode;
   config: SandboxConfig;
   launched: LaunchedContainer;
   relaunch: () => Promise<LaunchedContainer>;

@@ -1,16 +1,44 @@
+/**
+ * Every `code` a sandbox error carries. Match on these, not on messages. A new code is added here
+ * first, so that a caller's `switch` over the union is checked by the compiler.
+ */
+export type SandboxErrorCode =
+  | "container-start"
+  | "docker-unavailable"
+  | "file-list-failed"
+  | "file-not-found"
+  | "file-read-failed"
+  | "file-timeout"
+  | "file-write-failed"
+  | "image-build"
+  | "image-missing"
+  | "invalid-option"
+  | "manager-closed"
+  | "network-setup"
+  | "not-ready"
+  | "package-refused"
+  | "path-refused"
+  | "runtime-not-gvisor"
+  | "runtime-not-registered"
+  | "sandbox-config"
+  | "security-flag"
+  | "session-destroyed"
+  | "session-expired";
+
 const marker = "codeaction.sandbox.error";
 const symbol = Symbol.for(marker);
 
 /**
- * The base of every error this package throws. `code` is stable (match on it, not on the message);
+ * The base of every error this package throws for its own reasons (dockerode's and Node's errors
+ * reach the caller as the `cause` of one of these, except where a method documents otherwise). `code` is stable (match on it, not on the message);
  * `cause` carries the underlying error when there is one. `isInstance` works across duplicated copies
  * of the package because it checks a `Symbol.for` brand, not the prototype chain.
  */
 export class SandboxError extends Error {
-  readonly code: string;
+  readonly code: SandboxErrorCode;
   protected readonly [symbol] = true;
 
-  constructor(message: string, options: { code: string; cause?: unknown }) {
+  constructor(message: string, options: { code: SandboxErrorCode; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SandboxError";
     this.code = options.code;
