@@ -12,6 +12,9 @@ no network, and the answer is what the program prints.
 Commands:
   ask "question"        answer a question over CSV files (--csv) and MCP tools (--server)
   tools                 print the Python stubs a program would see
+  run FILE.py           run your own program against your tools (--server, --csv), no model
+  check --server "CMD"  check an MCP server's tools are ready for programs (a table, or --json)
+  mcp --server "CMD"    serve code mode to any MCP client (stdio, or --http PORT)
   doctor                check Docker, its runtimes, the sandbox images and the limits
   image build           build the sandbox image (--data: with numpy and pandas)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
@@ -30,6 +33,8 @@ type Command = (args: string[], context: CliContext) => Promise<number>;
 const commands: Record<string, () => Promise<Command>> = {
   ask: async () => (await import("./commands/ask.ts")).askCommand,
   tools: async () => (await import("./commands/tools.ts")).toolsCommand,
+  run: async () => (await import("./commands/run.ts")).runCommand,
+  mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
 };
 

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { everythingServer } from "./reference-servers.ts";
 import { repositoryRoot, runCli } from "./run-cli.ts";
 
 // The command line as a user meets it, without Docker: usage errors, missing inputs, the tools
@@ -52,6 +53,12 @@ describe("usage errors exit 2 with one line", () => {
     [["sandbox", "run", "x.py", "--memory", "lots"], /--memory must be a size/],
     [["sandbox", "run", "x.py", "--timeout", "0"], /--timeout must be a number from 1/],
     [["sandbox", "run", "x.py", "--gvisor", "--network", "full"], /--gvisor runs with --network none only/],
+    [["run"], /give the Python file to run/],
+    [["run", "x.py", "--approve"], /--approve asks on a terminal, and stdin is not one/],
+    [["run", "x.py", "--max-tool-calls", "1.5"], /--max-tool-calls must be a whole number/],
+    [["mcp"], /give the tools to serve: --server "CMD" or --csv FILE/],
+    [["mcp", "--csv", "x.csv", "--host", "0.0.0.0"], /--host goes with --http PORT/],
+    [["mcp", "--csv", "x.csv", "--http", "70000"], /--http must be a number from 0 to 65535/],
   ])("codeaction %j", async (args, message) => {
     const run = await runCli(args, { cwd: folder });
     expect(run.exitCode).toBe(2);
@@ -220,6 +227,16 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
       expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
       expect(run.stdout).toMatch(/\\(x1b|u001b)\]0;pwned/);
     }
+  });
+});
+
+describe("codeaction mcp rules", () => {
+  it("an --allow naming no tool of the wrapped servers stops before serving, listing the tools", async () => {
+    const run = await runCli(["mcp", "--server", everythingServer, "--allow", "get_summ"], { cwd: folder });
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/--allow "get_summ" names no tool; the tools are: echo, .*get-sum/);
+    expectNoStackTrace(run.stderr);
   });
 });
 

@@ -2,6 +2,12 @@ export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from ".
 export { buildAgent, parseBuildAgentOptions, toMessages } from "./build-agent.ts";
 export { extractProgram, parseResultLine } from "./code-action/extract-program.ts";
 export { normalizeAnswer } from "./code-action/normalize-answer.ts";
+export type {
+  ProgramRunner,
+  ProgramRunnerOptions,
+  ProgramRunResult,
+} from "./code-action/program-runner.ts";
+export { createProgramRunner } from "./code-action/program-runner.ts";
 export type { CodeActionPromptOptions, ConversationTurn } from "./code-action/prompt.ts";
 export {
   buildCodeActionPrompt,
@@ -10,6 +16,7 @@ export {
 } from "./code-action/prompt.ts";
 export type { StubbedTool } from "./code-action/python-stubs.ts";
 export { buildStubs, renderStubSignatures, renderStubsModule } from "./code-action/python-stubs.ts";
+export type { ProgramRun } from "./code-action/run-program.ts";
 export type { CodeActionSettings, CodeActionTurn, CodeActionTurnOptions } from "./code-action/turn.ts";
 export { createCodeActionTurn } from "./code-action/turn.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";

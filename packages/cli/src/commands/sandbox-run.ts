@@ -1,9 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { type ExecResult, parseSize, type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
 import { choiceOption, numberOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
-import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
+import { readProgramFile } from "../program/read-program.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
 
@@ -67,16 +66,7 @@ export async function sandboxRunCommand(args: string[], context: CliContext): Pr
     throw new UsageError({ command, message: "--gvisor runs with --network none only" });
   }
 
-  let source: string;
-  try {
-    source = await readFile(file, "utf8");
-  } catch (error) {
-    throw new CliError({
-      code: "program-missing",
-      message: `Cannot read the program ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
-      cause: error,
-    });
-  }
+  const source = await readProgramFile(file);
 
   const config: SandboxConfigInput = { network, timeout, ...sandboxImage(values) };
   if (values.memory !== undefined) {

@@ -1,9 +1,8 @@
-import { connectServers, fromLangChainTool, renderStubSignatures, type ToolSpec } from "@codeaction/core";
+import { renderStubSignatures } from "@codeaction/core";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
-import { loadCsvTools } from "../csv/csv-tools.ts";
 import { UsageError } from "../errors/usage-error.ts";
-import { serverSpecs } from "../server-options.ts";
+import { loadTools } from "../load-tools.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
 
@@ -34,29 +33,21 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
       message: `unexpected argument ${JSON.stringify(positionals[0])}`,
     });
   }
-  const servers = await serverSpecs(values.server ?? [], "tools");
   const progress = createProgress({ stream: context.stderr });
   try {
-    const csv = await loadCsvTools(values.csv ?? [], {
-      onFile: (file) => progress.update(`reading ${file}`),
-    });
-    const tools: ToolSpec[] = csv.tools.map((tool) => fromLangChainTool(tool, "csv"));
-    let close = async () => {};
-    if (Object.keys(servers).length > 0) {
-      progress.update(`connecting ${Object.keys(servers).join(", ")}`);
-      const connected = await connectServers(servers, { existingToolNames: tools.map((tool) => tool.name) });
-      close = connected.close;
-      tools.push(...connected.tools);
-    }
+    const loaded = await loadTools(
+      { csv: values.csv ?? [], servers: values.server ?? [], command: "tools" },
+      progress,
+    );
     try {
       progress.stop();
-      if (tools.length === 0) {
+      if (loaded.tools.length === 0) {
         context.stderr.write('codeaction: no tools: pass --csv FILE or --server "CMD" to see their stubs\n');
         return 0;
       }
-      context.stdout.write(`${escapeForTerminal(renderStubSignatures(tools).trimEnd())}\n`);
+      context.stdout.write(`${escapeForTerminal(renderStubSignatures(loaded.tools).trimEnd())}\n`);
     } finally {
-      await close();
+      await loaded.close();
     }
   } finally {
     progress.stop();

@@ -1,0 +1,177 @@
+import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import { numberOption, parseCommandArguments } from "../arguments.ts";
+import type { CliContext } from "../context.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { type LoadedTools, loadTools } from "../load-tools.ts";
+import { approvalRules } from "../mcp-server/approval-rules.ts";
+import { runnerOptionDefinitions, runnerSettings } from "../program/runner-options.ts";
+import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
+import { createProgress } from "../terminal/progress.ts";
+
+export const mcpHelp = `Usage: codeaction mcp --server "CMD"... [--csv FILE]... [--http PORT] [options]
+
+Serves code mode to any MCP client (Claude Desktop, Cursor, an agent of your own): this command is
+an MCP server that wraps the given servers and offers two tools:
+  list_functions   the Python stubs of every wrapped tool, as a code-action model sees them
+  run_program      { program }: runs the program in a fresh sandbox with the wrapped tools bridged;
+                   returns its RESULT as text and, as structured content, the result, stdout,
+                   stderr and each tool call; an error result when the program fails
+Every sandbox default applies to each program: no network, 120 s, 50 tool calls, 1 MiB of output.
+Serves over stdio (the default) or Streamable HTTP at http://HOST:PORT/mcp (stateless).
+Logs go to stderr.
+
+Options:
+  --server "CMD"        an MCP server to wrap: a command line (stdio) or an http(s) URL (repeatable)
+  --csv FILE            a CSV file to offer as load_<name>() (repeatable)
+  --http PORT           serve Streamable HTTP on this port instead of stdio (0: any free port)
+  --host HOST           the address to listen on with --http (default 127.0.0.1, loopback only)
+  --allow TOOL          only these tools may run (repeatable; a tool's own or its Python name)
+  --deny TOOL           this tool may not run (repeatable; wins over --allow); a denied call
+                        raises ToolDenied in the program
+  --timeout SECONDS     each program's time limit (default 120)
+  --max-tool-calls N    tool calls per program (default 50)
+  --image NAME          the sandbox image (default codeaction/python:3.11)
+  --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+  --debug               show stack traces
+  -h, --help            show this help
+
+Claude Desktop (claude_desktop_config.json):
+  { "mcpServers": { "memory-code": { "command": "codeaction",
+      "args": ["mcp", "--server", "npx -y @modelcontextprotocol/server-memory"] } } }`;
+
+export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
+  const command = "mcp";
+  const { values, positionals } = parseCommandArguments(command, args, {
+    ...runnerOptionDefinitions,
+    http: { type: "string" },
+    host: { type: "string" },
+    allow: { type: "string", multiple: true },
+    deny: { type: "string", multiple: true },
+  });
+  if (values.help) {
+    context.stdout.write(`${mcpHelp}\n`);
+    return 0;
+  }
+  if (positionals.length > 0)
+    throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(positionals[0])}` });
+  if ((values.server ?? []).length === 0 && (values.csv ?? []).length === 0)
+    throw new UsageError({ command, message: 'give the tools to serve: --server "CMD" or --csv FILE' });
+  const port = numberOption(command, "http", values.http, { minimum: 0, maximum: 65_535 });
+  if (port !== undefined && !Number.isInteger(port))
+    throw new UsageError({ command, message: "--http must be a whole port number" });
+  if (values.host !== undefined && port === undefined)
+    throw new UsageError({ command, message: "--host goes with --http PORT" });
+  const settings = runnerSettings(command, values);
+
+  // Progress never touches stdout: over stdio it carries JSON-RPC only.
+  const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
+  const loaded = await loadTools({ csv: values.csv ?? [], servers: values.server ?? [], command }, progress);
+  let runner: ProgramRunner | undefined;
+  try {
+    const approval = approvalRules(
+      loaded.tools,
+      { allow: values.allow ?? [], deny: values.deny ?? [] },
+      command,
+    );
+    const { createProgramRunner, defaultSandboxDescription } = await import("@codeaction/core");
+    progress.update("checking the Docker sandbox");
+    runner = await createProgramRunner({
+      tools: loaded.tools,
+      ...settings,
+      ...(approval ? { approval } : {}),
+    });
+    const serve = {
+      runner,
+      loaded,
+      context,
+      sandboxDescription: describeImage(values, defaultSandboxDescription),
+    };
+    if (port === undefined) await serveStdio(serve);
+    else await serveHttp({ ...serve, host: values.host ?? "127.0.0.1", port });
+  } finally {
+    await runner?.shutdown().catch(() => undefined);
+    await loaded.close();
+  }
+  return 0;
+}
+
+type Serve = { runner: ProgramRunner; loaded: LoadedTools; context: CliContext; sandboxDescription: string };
+
+function describeImage(values: { image?: string; data?: boolean }, standard: string): string {
+  if (values.data) return "Python 3.11 with numpy and pandas, and no network";
+  if (values.image !== undefined) return `the image ${values.image}, with no network`;
+  return standard;
+}
+
+function logRun(context: CliContext): (run: ProgramRunResult) => void {
+  return (run) => {
+    const detail = run.infrastructureError
+      ? `: ${escapeForTerminal(run.infrastructureError, { keepNewlines: false })}`
+      : "";
+    context.stderr.write(
+      `codeaction mcp: run_program ${run.runId}: ${run.status}, exit ${run.exitCode ?? "none"}, ${run.toolCalls.length} tool calls, ${Math.round(run.runMs)} ms${detail}\n`,
+    );
+  };
+}
+
+/** Serves one client on stdin/stdout until stdin ends or the process is told to stop. */
+async function serveStdio(serve: Serve): Promise<void> {
+  const [{ StdioServerTransport }, { createCodeModeServer }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("../mcp-server/code-mode-server.ts"),
+  ]);
+  const server = createCodeModeServer({ ...serve, onRun: logRun(serve.context) });
+  const transport = new StdioServerTransport(process.stdin, serve.context.stdout as NodeJS.WriteStream);
+  const stopped = untilStopped([process.stdin]);
+  await server.connect(transport);
+  serve.context.stderr.write(
+    `codeaction mcp: serving ${serve.runner.tools.length} functions over stdio (list_functions, run_program)\n`,
+  );
+  await stopped;
+  await server.close().catch(() => undefined);
+}
+
+/** Serves Streamable HTTP until the process is told to stop. */
+async function serveHttp(serve: Serve & { host: string; port: number }): Promise<void> {
+  const [{ listenHttp }, { createCodeModeServer }] = await Promise.all([
+    import("../mcp-server/http-listener.ts"),
+    import("../mcp-server/code-mode-server.ts"),
+  ]);
+  const stopped = untilStopped([]);
+  const listener = await listenHttp({
+    host: serve.host,
+    port: serve.port,
+    createServer: () => createCodeModeServer({ ...serve, onRun: logRun(serve.context) }),
+    onError: (error) =>
+      serve.context.stderr.write(`codeaction mcp: a request failed: ${(error as Error).message}\n`),
+  });
+  serve.context.stderr.write(
+    `codeaction mcp: serving ${serve.runner.tools.length} functions at ${listener.url} (list_functions, run_program)\n`,
+  );
+  try {
+    await stopped;
+  } finally {
+    await listener.close();
+  }
+}
+
+/** Resolves on SIGINT, SIGTERM or the end of any of `streams`; the listeners are removed then. */
+function untilStopped(streams: NodeJS.ReadableStream[]): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      for (const stream of streams) {
+        stream.off("end", stop);
+        stream.off("close", stop);
+      }
+      resolve();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    for (const stream of streams) {
+      stream.once("end", stop);
+      stream.once("close", stop);
+    }
+  });
+}

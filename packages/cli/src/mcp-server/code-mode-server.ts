@@ -1,0 +1,211 @@
+import { buildStubs, type ProgramRunner, type ProgramRunResult } from "@codeaction/core";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { recordToolCall } from "../run-record.ts";
+
+/** A program longer than this is refused before a container starts. */
+export const maxProgramCharacters = 1_000_000;
+/** Characters of a tool call's arguments kept in a run_program result; longer ones become a preview. */
+const argumentPreviewCharacters = 2000;
+/** Functions named in run_program's description; the rest are counted (list_functions has them all). */
+const namedFunctions = 40;
+
+const serverInfo = { name: "codeaction", version: "0.1.0" };
+
+const toolCallSchema = {
+  type: "object",
+  properties: {
+    tool: { type: "string" },
+    args: {},
+    status: { type: "string", enum: ["ok", "error", "denied", "limit", "unknown-tool", "invalid"] },
+    durationMs: { type: "number" },
+    result: {},
+    resultPreview: { type: "string" },
+    resultCharacters: { type: "integer" },
+    error: { type: "string" },
+  },
+  required: ["tool", "status", "durationMs"],
+} as const;
+
+const runOutputSchema = {
+  type: "object",
+  properties: {
+    status: {
+      type: "string",
+      enum: ["ok", "error", "timeout", "oom", "no-result", "tool-limit", "infrastructure"],
+      description: "ok: exited 0 with a RESULT line",
+    },
+    result: { type: ["string", "null"], description: "the text after the last `RESULT:` line" },
+    exitCode: { type: ["integer", "null"] },
+    stdout: { type: "string" },
+    stderr: { type: "string" },
+    truncated: { type: "boolean", description: "output went over 1 MiB per stream and was cut" },
+    toolCalls: { type: "array", items: toolCallSchema },
+    runMs: { type: "number" },
+  },
+  required: ["status", "result", "exitCode", "stdout", "stderr", "truncated", "toolCalls", "runMs"],
+} as const;
+
+const listOutputSchema = {
+  type: "object",
+  properties: {
+    functions: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          function: { type: "string", description: "the Python name a program calls" },
+          tool: { type: "string", description: "the wrapped tool's own name" },
+          origin: { type: "string", description: "mcp:<server> or csv" },
+          signature: { type: "string" },
+        },
+        required: ["function", "tool", "origin", "signature"],
+      },
+    },
+  },
+  required: ["functions"],
+} as const;
+
+/** The two tools a client sees, described from the runner's tools and limits. */
+export function codeModeTools(runner: ProgramRunner, sandboxDescription: string): Tool[] {
+  const names = buildStubs([...runner.tools]).map((stub) => stub.functionName);
+  const shown = names.slice(0, namedFunctions).join(", ");
+  const more = names.length > namedFunctions ? ` and ${names.length - namedFunctions} more` : "";
+  return [
+    {
+      name: "list_functions",
+      description:
+        "Lists the Python functions a run_program program can call: each wrapped tool as a typed function with its docstring (arguments, what it returns, the errors it raises).",
+      inputSchema: { type: "object", properties: {} },
+      outputSchema: listOutputSchema as unknown as Tool["outputSchema"],
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    {
+      name: "run_program",
+      description: [
+        `Runs one Python program in a fresh sandbox: ${sandboxDescription}; at most ${runner.execTimeout} s and ${runner.maxToolCalls} tool calls.`,
+        `The program calls these functions, already imported (keyword arguments; see list_functions for their signatures): ${shown || "none"}${more}.`,
+        "A failed call raises ToolError, a refused one ToolDenied. End the program with one line `RESULT: <answer>` (print JSON for structured answers): that text is what this tool returns, with the program's stdout, stderr and every tool call it made.",
+      ].join("\n"),
+      inputSchema: {
+        type: "object",
+        properties: {
+          program: { type: "string", description: "the Python source", maxLength: maxProgramCharacters },
+        },
+        required: ["program"],
+      },
+      outputSchema: runOutputSchema as unknown as Tool["outputSchema"],
+      annotations: { readOnlyHint: false, openWorldHint: true },
+    },
+  ];
+}
+
+/**
+ * A low-level MCP server offering list_functions and run_program over `runner`. One per stdio
+ * connection, or one per HTTP request (stateless): the runner, its containers and the wrapped
+ * servers are shared.
+ */
+export function createCodeModeServer(options: {
+  runner: ProgramRunner;
+  sandboxDescription: string;
+  onRun?: (run: ProgramRunResult) => void;
+}): Server {
+  const server = new Server(serverInfo, { capabilities: { tools: {} } });
+  const tools = codeModeTools(options.runner, options.sandboxDescription);
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    if (name === "list_functions") return listFunctions(options.runner);
+    if (name === "run_program") {
+      const program = args?.program;
+      if (typeof program !== "string" || program.trim() === "") {
+        return errorResult("run_program needs `program`: the Python source to run, as a string.");
+      }
+      if (program.length > maxProgramCharacters) {
+        return errorResult(
+          `The program is ${program.length} characters; run_program takes at most ${maxProgramCharacters}.`,
+        );
+      }
+      const run = await options.runner.run(program, { signal: extra.signal });
+      options.onRun?.(run);
+      return runResult(run);
+    }
+    return errorResult(
+      `Unknown tool ${JSON.stringify(name)}: this server has list_functions and run_program.`,
+    );
+  });
+  return server;
+}
+
+function listFunctions(runner: ProgramRunner): CallToolResult {
+  const stubs = buildStubs([...runner.tools]);
+  const functions = stubs.map((stub, index) => ({
+    function: stub.functionName,
+    tool: stub.toolName,
+    origin: runner.tools[index]?.origin ?? "",
+    signature: stub.signature,
+  }));
+  const text =
+    functions.length === 0
+      ? "No functions: the server wraps no tools."
+      : `# Already imported in every run_program program.\n\n${runner.stubSignatures}`;
+  return { content: [{ type: "text", text }], structuredContent: { functions } };
+}
+
+/** The RESULT as text (or what went wrong), and everything as structured content. */
+export function runResult(run: ProgramRunResult): CallToolResult {
+  const structured = {
+    status: run.status,
+    result: run.result ?? null,
+    exitCode: run.exitCode,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    truncated: run.truncated,
+    toolCalls: run.toolCalls.map((call) => {
+      const { id: _id, ...recorded } = recordToolCall(call);
+      const kept = { ...recorded, durationMs: Math.round(recorded.durationMs) };
+      const json = JSON.stringify(kept.args) ?? "null";
+      return json.length > argumentPreviewCharacters
+        ? { ...kept, args: `${json.slice(0, argumentPreviewCharacters)}... (${json.length} characters)` }
+        : kept;
+    }),
+    runMs: Math.round(run.runMs),
+  };
+  if (run.status === "ok") {
+    return { content: [{ type: "text", text: run.result ?? "" }], structuredContent: structured };
+  }
+  return {
+    content: [{ type: "text", text: describeFailure(run) }],
+    structuredContent: structured,
+    isError: true,
+  };
+}
+
+const failureText: Record<ProgramRunResult["status"], string> = {
+  ok: "",
+  error: "The program failed",
+  timeout: "The program ran out of time and was killed",
+  oom: "The program went over its memory limit and was killed",
+  "no-result": "The program ended without printing a `RESULT: <answer>` line",
+  "tool-limit": "The program went over its tool-call limit",
+  infrastructure: "The sandbox failed",
+};
+
+function describeFailure(run: ProgramRunResult): string {
+  const lines = [`${failureText[run.status]} (exit ${run.exitCode ?? "none"}).`];
+  if (run.infrastructureError) lines.push(run.infrastructureError);
+  const stderr = run.stderr.trimEnd();
+  if (stderr) lines.push(`stderr (the end):\n${stderr.slice(-2000)}`);
+  const stdout = run.stdout.trimEnd();
+  if (stdout) lines.push(`stdout (the end):\n${stdout.slice(-2000)}`);
+  return lines.join("\n");
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}

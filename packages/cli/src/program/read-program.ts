@@ -1,0 +1,15 @@
+import { readFile } from "node:fs/promises";
+import { CliError } from "../errors/cli-error.ts";
+
+/** The text of a Python program file, or a CliError naming the file and why it cannot be read. */
+export async function readProgramFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, "utf8");
+  } catch (error) {
+    throw new CliError({
+      code: "program-missing",
+      message: `Cannot read the program ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
+      cause: error,
+    });
+  }
+}

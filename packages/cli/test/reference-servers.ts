@@ -1,0 +1,22 @@
+import { fileURLToPath } from "node:url";
+
+// The reference MCP servers from npm (devDependencies of this package), as `--server` command
+// lines a user would write: each runs as its own process over stdio.
+const modules = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/", import.meta.url));
+
+function quote(path: string): string {
+  return `'${path.replaceAll("'", "'\\''")}'`;
+}
+
+/** @modelcontextprotocol/server-everything: echo, get-sum, get-structured-content (outputSchema), ... */
+export const everythingServer = `node ${quote(`${modules}server-everything/dist/index.js`)} stdio`;
+
+/** @modelcontextprotocol/server-memory, keeping its knowledge graph in `file`. */
+export function memoryServer(file: string): string {
+  return `MEMORY_FILE_PATH=${quote(file)} node ${quote(`${modules}server-memory/dist/index.js`)}`;
+}
+
+/** @modelcontextprotocol/server-filesystem, allowed to touch `folder` only. */
+export function filesystemServer(folder: string): string {
+  return `node ${quote(`${modules}server-filesystem/dist/index.js`)} ${quote(folder)}`;
+}

@@ -1,0 +1,112 @@
+import { randomUUID } from "node:crypto";
+import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import type { Logger } from "pino";
+import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import type { AgentEvent, ApprovalHook } from "../types.ts";
+import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+import { type ProgramRun, relayCommand, runProgram } from "./run-program.ts";
+
+export type ProgramRunnerOptions = {
+  /** The tools every program may call, bridged as in a code-action turn. */
+  tools: ToolSpec[];
+  /** Sandbox settings (default { network: "none" }), as buildAgent's `sandbox`. */
+  sandbox?: SandboxConfigInput;
+  /** Seconds a program may run; approval waits do not count (default 120, as in a turn). */
+  execTimeout?: number;
+  /** Tool calls per program, failed and unknown ones included (default 50, as in a turn). */
+  maxToolCalls?: number;
+  /** Gates every tool call. */
+  approval?: ApprovalHook;
+  logger?: Logger;
+};
+
+export type ProgramRunResult = ProgramRun & {
+  runId: string;
+  /** Milliseconds to get a started container (from the pool when one is warm). */
+  containerStartMs: number;
+};
+
+/** Runs hand-written (or client-sent) programs the way a code-action turn runs a model's, without a model. */
+export type ProgramRunner = {
+  readonly tools: readonly ToolSpec[];
+  /** The stubs the programs see: signatures and docstrings, as in the model's prompt. */
+  readonly stubSignatures: string;
+  readonly execTimeout: number;
+  readonly maxToolCalls: number;
+  /** One program in a fresh container, removed afterwards. Never throws for what the program does. */
+  run(
+    program: string,
+    options?: { onEvent?: (event: AgentEvent) => void; signal?: AbortSignal },
+  ): Promise<ProgramRunResult>;
+  /** Removes every container of this runner (waiting for pending removals). */
+  shutdown(): Promise<void>;
+};
+
+/**
+ * A runner with the same stubs, bridge, caps and container flags as a code-action turn. Checks the
+ * sandbox first (ready()), so a missing engine or image fails here with SandboxUnavailableError.
+ */
+export async function createProgramRunner(options: ProgramRunnerOptions): Promise<ProgramRunner> {
+  const execTimeout = options.execTimeout ?? 120;
+  const maxToolCalls = options.maxToolCalls ?? 50;
+  const manager = new SandboxManager(options.sandbox ?? { network: "none" }, {
+    ...(options.logger ? { logger: options.logger } : {}),
+    warmCommand: relayCommand(),
+  });
+  try {
+    await manager.ready();
+  } catch (error) {
+    await manager.cleanupAll().catch(() => undefined);
+    throw new SandboxUnavailableError({ what: "running a program", cause: error });
+  }
+  const stubsSource = renderStubsModule(options.tools);
+  const pendingRemovals = new Set<Promise<void>>();
+  let shutdownPromise: Promise<void> | undefined;
+
+  const run: ProgramRunner["run"] = async (program, runOptions = {}) => {
+    if (shutdownPromise) throw new TypeError("this program runner was shut down; create a new one");
+    const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    const logger = options.logger?.child({ runId });
+    const started = performance.now();
+    const session: SandboxSession = await manager.createSession(logger ? { logger } : {});
+    const containerStartMs = Math.round(performance.now() - started);
+    try {
+      const outcome = await runProgram({
+        session,
+        program,
+        stubsSource,
+        tools: options.tools,
+        runId,
+        execTimeout,
+        maxToolCalls,
+        ...(options.approval ? { approval: options.approval } : {}),
+        ...(logger ? { logger } : {}),
+        ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
+        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      });
+      return { ...outcome, runId, containerStartMs };
+    } finally {
+      const removal = session.destroy().catch((error: unknown) => {
+        logger?.warn({ error }, "could not remove a program's container; the sandbox sweep will");
+      });
+      pendingRemovals.add(removal);
+      void removal.finally(() => pendingRemovals.delete(removal));
+    }
+  };
+
+  return {
+    tools: options.tools,
+    stubSignatures: renderStubSignatures(options.tools),
+    execTimeout,
+    maxToolCalls,
+    run,
+    shutdown: () => {
+      shutdownPromise ??= (async () => {
+        await Promise.allSettled([...pendingRemovals]);
+        await manager.cleanupAll();
+      })();
+      return shutdownPromise;
+    },
+  };
+}
