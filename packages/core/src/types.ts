@@ -7,8 +7,22 @@ export type ApprovalHook = (call: ApprovalRequest) => ApprovalDecision | Promise
 export type ToolCallRecord = {
   id: string;
   tool: string;
-  args: unknown;
+  /**
+   * The arguments, when their JSON is at most 2000 characters; else see argsPreview. Absent for a
+   * call the bridge refused (limit, unknown-tool, invalid): those keep only their size and reason.
+   */
+  args?: unknown;
+  /** The first 2000 characters of the arguments' JSON, when they are too big to keep whole. */
+  argsPreview?: string;
+  /** The size of the request the program wrote, in bytes. */
+  requestBytes?: number;
+  /** The result, when its JSON is at most 2000 characters; else see resultPreview. */
   result?: unknown;
+  /** The first 2000 characters of the result's JSON, when it is too big to keep whole. */
+  resultPreview?: string;
+  /** The size of the result's JSON in bytes, when only a preview (or nothing) of it is kept. */
+  resultBytes?: number;
+  /** Why the call failed (at most 2000 characters). */
   error?: string;
   /** "ok" | "error" (the tool threw) | "denied" | "limit" (over maxToolCalls) | "unknown-tool" | "invalid" */
   status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid";
@@ -62,7 +76,9 @@ export type AgentEvent =
       sample?: number;
       id: string;
       tool: string;
-      args: unknown;
+      /** As in ToolCallRecord: whole when small, else argsPreview. */
+      args?: unknown;
+      argsPreview?: string;
     }
   | {
       type: "tool-result";
@@ -72,7 +88,10 @@ export type AgentEvent =
       id: string;
       tool: string;
       durationMs: number;
+      /** As in ToolCallRecord: whole when small, else resultPreview and resultBytes. */
       result?: unknown;
+      resultPreview?: string;
+      resultBytes?: number;
       error?: string;
       status: ToolCallRecord["status"];
     }

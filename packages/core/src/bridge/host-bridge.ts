@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, OutputBytes, ToolCallRecord } from "../types.ts";
+import { type KeptValue, keepMessage, keepValue, keptCharacters } from "./bounded-value.ts";
 import {
   encodeFrame,
   encodeHeaderFrame,
@@ -83,6 +84,13 @@ export type BridgeOutcome = {
   toolCalls: ToolCallRecord[];
   /** True when a call went past maxToolCalls, whether or not the program caught the error. */
   limitHit: boolean;
+  /**
+   * The relay was killed by this signal before it reported the program's exit: the program's doing
+   * (it shares the relay's uid), unless the OOM killer did it. Its stderr says so.
+   */
+  relaySignal?: number;
+  /** The program kept calling far past maxToolCalls (a flood of the bridge): the host ended its run. */
+  flooded?: boolean;
   timedOut: boolean;
   aborted: boolean;
   /** Set when the channel broke or the relay broke the protocol: an infrastructure failure. */
@@ -100,13 +108,30 @@ export const bridgeDefaults = {
   startupTimeoutMs: 30_000,
 } as const;
 
-/** Calls past the cap still get an answer, but only this many of them are recorded. */
+/**
+ * Calls past the cap still get an answer, but only this many of them are recorded; a program that
+ * rings this many times past the cap (in any way: new ids, repeated ids, ids with no request file)
+ * is flooding the bridge, and its run ends as a tool-limit failure.
+ */
 const extraRecords = 100;
+/** Characters of arguments, results and previews the records of one run may keep; past it, only sizes. */
+const maxKeptCharacters = 4 * 1024 * 1024;
+/** Bytes of answers waiting to reach the relay past which the host stops reading new requests. */
+const pendingAnswerBytes = 1024 * 1024;
 const relayStderrLimit = 64 * 1024;
 const tailLimit = 64 * 1024;
 
 type ErrorType = "ToolError" | "ToolDenied" | "ToolCallLimitExceeded";
 type Response = { ok: true; value: unknown } | { ok: false; error: { type: ErrorType; message: string } };
+
+/** A tool call as the bridge received it; `args` is what its record keeps of the arguments. */
+type CallStart = {
+  id: string;
+  tool: string;
+  startedAt: number;
+  requestBytes: number;
+  args?: KeptValue | undefined;
+};
 
 type StreamCapture = { name: string; chunks: Buffer[]; bytes: number; tail?: Buffer; dropped: number };
 
@@ -138,6 +163,13 @@ class BridgeRun {
   /** The relay saw the last stdout RESULT: line fall (wholly or partly) into the dropped bytes. */
   #resultLost = false;
   #calls = 0;
+  /** Every request the relay forwarded, answered or not. */
+  #requests = 0;
+  #keptCharacters = 0;
+  #floodEnded = false;
+  #paused = false;
+  /** The signal that ended the relay, when one did before it reported the program's exit. */
+  #relaySignal: number | undefined;
   #unrecorded = 0;
   #limitHit = false;
   #timedOut = false;
@@ -264,6 +296,11 @@ class BridgeRun {
         if (typeof id !== "string" || !requestIdPattern.test(id))
           throw new Error("a request has an invalid id");
         const refused = typeof header.refused === "string" ? header.refused.slice(0, 300) : undefined;
+        this.#requests += 1;
+        if (this.#requests > this.#options.maxToolCalls + extraRecords) {
+          this.#endFlood();
+          return;
+        }
         this.#onRequest(id, body, refused).catch((error: unknown) =>
           this.#fail(`answering a tool call failed: ${errorMessage(error)}`),
         );
@@ -334,59 +371,63 @@ class BridgeRun {
       this.#reply(id, failure("ToolError", `request ${id} was already answered; every call needs a new id`));
       return;
     }
-    const startedAt = performance.now();
     const parsed: ReturnType<typeof parseToolRequest> = refused
       ? { ok: false, reason: refused }
       : parseToolRequest(id, body, { maxBytes: this.#limits.request });
-    const tool = parsed.ok ? parsed.request.tool : (parsed.tool ?? "");
-    const args = parsed.ok ? parsed.request.args : undefined;
-    this.#calls += 1;
-    this.#options.onEvent?.({ type: "tool-call", runId: this.#options.runId, id, tool, args });
-
-    const settle = (status: ToolCallRecord["status"], response: Response, result?: unknown) => {
-      const record: ToolCallRecord = { id, tool, args, status, durationMs: performance.now() - startedAt };
-      if (response.ok) record.result = result;
-      else record.error = response.error.message;
-      this.#record(record);
-      this.#reply(id, response);
+    const call: CallStart = {
+      id,
+      tool: parsed.ok ? parsed.request.tool : (parsed.tool ?? ""),
+      startedAt: performance.now(),
+      requestBytes: body.length,
     };
-
+    this.#calls += 1;
     if (this.#calls > this.#options.maxToolCalls) {
       this.#limitHit = true;
       const message = `the run may make at most ${this.#options.maxToolCalls} tool calls (maxToolCalls); this call was not made`;
-      return settle("limit", failure("ToolCallLimitExceeded", message));
+      return this.#refuse(call, "limit", failure("ToolCallLimitExceeded", message));
     }
     this.#seen.add(id);
-    if (!parsed.ok) return settle("invalid", failure("ToolError", `invalid tool call: ${parsed.reason}`));
+    if (!parsed.ok)
+      return this.#refuse(call, "invalid", failure("ToolError", `invalid tool call: ${parsed.reason}`));
     const spec = this.#tools.get(parsed.request.tool);
     if (!spec) {
       const known = [...this.#tools.keys()].map((name) => JSON.stringify(name)).join(", ") || "none";
-      const message = `unknown tool ${JSON.stringify(tool)}; the tools are: ${known}`;
-      return settle("unknown-tool", failure("ToolError", message));
+      const message = `unknown tool ${JSON.stringify(call.tool)}; the tools are: ${known}`;
+      return this.#refuse(call, "unknown-tool", failure("ToolError", message));
     }
-
+    call.args = this.#keep(keepValue(parsed.request.args));
+    this.#emitCall(call);
     const controller = new AbortController();
     this.#inFlight.set(id, controller);
     try {
-      const denial = await this.#approve(spec.name, parsed.request.args);
-      if (this.#finished) return;
-      if (denial !== undefined) return settle("denied", failure("ToolDenied", denial));
-      let value: unknown;
-      try {
-        value = toJsonNative(
-          await spec.invoke(parsed.request.args, { runId: this.#options.runId, signal: controller.signal }),
-        );
-      } catch (error) {
-        if (this.#finished) return;
-        // Arguments the tool's schema refused are "invalid", like the bridge's own checks.
-        const status = ToolInputError.isInstance(error) ? "invalid" : "error";
-        return settle(status, failure("ToolError", errorMessage(error)));
-      }
-      if (this.#finished) return;
-      settle("ok", { ok: true, value }, value);
+      await this.#invoke(call, spec, parsed.request.args, controller.signal);
     } finally {
       this.#inFlight.delete(id);
     }
+  }
+
+  async #invoke(call: CallStart, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal) {
+    const denial = await this.#approve(spec.name, args);
+    if (this.#finished) return;
+    if (denial !== undefined) return this.#settle(call, "denied", failure("ToolDenied", denial));
+    let value: unknown;
+    try {
+      value = toJsonNative(await spec.invoke(args, { runId: this.#options.runId, signal }));
+    } catch (error) {
+      if (this.#finished) return;
+      // Arguments the tool's schema refused are "invalid", like the bridge's own checks.
+      const status = ToolInputError.isInstance(error) ? "invalid" : "error";
+      return this.#settle(call, status, failure("ToolError", errorMessage(error)));
+    }
+    if (this.#finished) return;
+    // The result is serialized once: for its size, the record's preview and the answer.
+    const json = JSON.stringify(value) ?? "null";
+    const bytes = Buffer.byteLength(json);
+    if (bytes > this.#limits.response) {
+      const message = `the tool's result is ${bytes} bytes, over the bridge's limit of ${this.#limits.response}`;
+      return this.#settle(call, "error", failure("ToolError", message), { bytes });
+    }
+    this.#settle(call, "ok", { ok: true, value }, { kept: this.#keep(keepValue(value, json)), json });
   }
 
   /** Undefined when approved, else the reason to give the program. The clock stands still meanwhile. */
@@ -410,33 +451,60 @@ class BridgeRun {
     return `the call to ${tool} was not approved`;
   }
 
-  #record(record: ToolCallRecord): void {
-    if (this.#records.length < this.#options.maxToolCalls + extraRecords) this.#records.push(record);
-    else this.#unrecorded += 1;
-    const { id, tool, status, durationMs } = record;
-    this.#logger?.debug({ id, tool, status, durationMs }, "tool call");
+  /** A call the bridge refused before any tool ran: only its size and the reason are kept. */
+  #refuse(call: CallStart, status: ToolCallRecord["status"], response: Response): void {
+    this.#emitCall(call);
+    this.#settle(call, status, response);
+  }
+
+  #emitCall(call: CallStart): void {
     this.#options.onEvent?.({
-      type: "tool-result",
+      type: "tool-call",
       runId: this.#options.runId,
-      id,
-      tool,
-      durationMs,
-      status,
-      ...(record.error === undefined ? { result: record.result } : { error: record.error }),
+      id: call.id,
+      tool: call.tool,
+      ...keptFields(call.args, "args"),
     });
   }
 
-  #reply(id: string, response: Response): void {
+  /** Keeps `kept` whole while the run's record budget lasts; past it, nothing but sizes is kept. */
+  #keep(kept: KeptValue): KeptValue | undefined {
+    const characters = keptCharacters(kept);
+    if (this.#keptCharacters + characters > maxKeptCharacters) return undefined;
+    this.#keptCharacters += characters;
+    return kept;
+  }
+
+  #settle(
+    call: CallStart,
+    status: ToolCallRecord["status"],
+    response: Response,
+    result: { kept?: KeptValue | undefined; json?: string; bytes?: number } = {},
+  ): void {
+    const { id, tool } = call;
+    const durationMs = performance.now() - call.startedAt;
+    const record: ToolCallRecord = { id, tool, status, durationMs, requestBytes: call.requestBytes };
+    Object.assign(record, keptFields(call.args, "args"));
+    if (response.ok) Object.assign(record, keptFields(result.kept, "result"));
+    else record.error = keepMessage(response.error.message);
+    const resultBytes =
+      result.bytes ?? (result.json === undefined ? undefined : Buffer.byteLength(result.json));
+    if (resultBytes !== undefined && record.result === undefined) record.resultBytes = resultBytes;
+    if (this.#records.length < this.#options.maxToolCalls + extraRecords) this.#records.push(record);
+    else this.#unrecorded += 1;
+    this.#logger?.debug({ id, tool, status, durationMs }, "tool call");
+    const { args: _args, argsPreview: _preview, requestBytes: _bytes, ...outcome } = record;
+    this.#options.onEvent?.({ type: "tool-result", runId: this.#options.runId, ...outcome });
+    this.#reply(id, response, result.json);
+  }
+
+  #reply(id: string, response: Response, valueJson?: string): void {
     if (this.#finished) return;
-    let body = JSON.stringify(response);
-    if (Buffer.byteLength(body) > this.#limits.response) {
-      const size = Buffer.byteLength(body);
-      body = JSON.stringify(
-        failure(
-          "ToolError",
-          `the tool's result is ${size} bytes, over the bridge's limit of ${this.#limits.response}`,
-        ),
-      );
+    let body =
+      response.ok && valueJson !== undefined ? `{"ok":true,"value":${valueJson}}` : JSON.stringify(response);
+    if (valueJson === undefined && Buffer.byteLength(body) > this.#limits.response) {
+      const message = `the answer is ${Buffer.byteLength(body)} bytes, over the bridge's limit of ${this.#limits.response}`;
+      body = JSON.stringify(failure("ToolError", message));
     }
     this.#write(encodeHeaderFrame(hostFrame.answer, { id }, body));
   }
@@ -444,11 +512,31 @@ class BridgeRun {
   // Ending ---------------------------------------------------------------------------------
 
   #write(frame: Buffer): void {
+    const { stdin, stdout } = this.#options.process;
     try {
-      this.#options.process.stdin.write(frame);
+      stdin.write(frame);
+      // Back-pressure: while answers wait to reach the relay, read no new requests (the relay keeps
+      // reading its stdin while it waits to write, so this cannot deadlock).
+      if (!this.#paused && writableLength(stdin) > pendingAnswerBytes) {
+        this.#paused = true;
+        stdout.pause();
+        stdin.once("drain", () => {
+          this.#paused = false;
+          if (!this.#finished) stdout.resume();
+        });
+      }
     } catch (error) {
       this.#fail(`could not write to the relay: ${errorMessage(error)}`);
     }
+  }
+
+  /** Too many requests past maxToolCalls: the program is flooding the bridge; end its run. */
+  #endFlood(): void {
+    if (this.#floodEnded) return;
+    this.#floodEnded = true;
+    this.#limitHit = true;
+    this.#logger?.debug({ requests: this.#requests }, "the program flooded the bridge; ending the run");
+    this.#killAndWait();
   }
 
   #killAndWait(): void {
@@ -486,6 +574,11 @@ class BridgeRun {
       ),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 1000).unref()),
     ]);
+    if (exit !== null && exit > 128 && exit <= 128 + 64) {
+      // Killed by a signal: nothing outside the container does that, but the program (same uid) can.
+      this.#relaySignal = exit - 128;
+      return this.#finish();
+    }
     const stderr = Buffer.concat(this.#relayStderr).toString("utf8").trim().slice(-1000);
     this.#fail(
       `the relay's output ended before it reported the program's exit (relay exit code ${exit ?? "unknown"})` +
@@ -516,6 +609,9 @@ class BridgeRun {
     }
     const programOut = assemble(this.#stdout);
     const programErr = assemble(this.#stderr);
+    if (this.#relaySignal !== undefined) {
+      programErr.text += `\n[codeaction: the bridge relay was killed by signal ${this.#relaySignal} before the program ended; the program must not signal the relay or other processes it did not start]\n`;
+    }
     this.#resolve?.({
       ...(this.#exit ? { exit: this.#exit } : {}),
       stdout: programOut.text,
@@ -526,12 +622,28 @@ class BridgeRun {
       ...(this.#resultLost ? { resultLost: true } : {}),
       toolCalls: this.#records,
       limitHit: this.#limitHit,
+      ...(this.#floodEnded ? { flooded: true } : {}),
+      ...(this.#relaySignal === undefined ? {} : { relaySignal: this.#relaySignal }),
       timedOut: this.#timedOut,
       aborted: this.#aborted,
       ...(this.#failure ? { failure: this.#failure } : {}),
       runMs: this.#endedAt - this.#startedAt,
     });
   }
+}
+
+/** The record fields for a kept value: `name` whole, or `namePreview` and (for results) `nameBytes`. */
+function keptFields(kept: KeptValue | undefined, name: "args" | "result"): Record<string, unknown> {
+  if (kept === undefined) return {};
+  if ("value" in kept) return { [name]: kept.value };
+  return name === "args"
+    ? { argsPreview: kept.preview }
+    : { resultPreview: kept.preview, resultBytes: kept.bytes };
+}
+
+/** Bytes written to a stream and not yet flushed (0 for a stream that does not say). */
+function writableLength(stream: NodeJS.WritableStream): number {
+  return (stream as { writableLength?: number }).writableLength ?? 0;
 }
 
 function failure(type: ErrorType, message: string): Response {

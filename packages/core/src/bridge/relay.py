@@ -14,6 +14,7 @@ import json
 import os
 import re
 import secrets
+import select
 import selectors
 import signal
 import stat
@@ -28,6 +29,9 @@ MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024
 MAX_DOORBELL_LINE_BYTES = 128
 MAX_PENDING_BELL_BYTES = 1024 * 1024
 MAX_NOTICES = 50
+# Requests forwarded to the host and not yet answered; at this many the relay stops reading the
+# doorbell, so a program that rings faster than the host answers waits instead of queueing.
+MAX_OUTSTANDING = 16
 DRAIN_SECONDS = 2.0
 REQUEST_FD = 3
 REPLY_FD = 4
@@ -158,6 +162,8 @@ class Relay:
         self.kill_stragglers = False
         self.host_gone = False
         self.waiting = None
+        self.outstanding = set()
+        self.doorbell_paused = False
 
     # Frames to the host -------------------------------------------------------------------
 
@@ -167,10 +173,20 @@ class Relay:
         view = memoryview(HEADER.pack(kind, len(payload)) + payload)
         try:
             while view:
-                written = os.write(1, view)
+                try:
+                    written = os.write(1, view)
+                except BlockingIOError:
+                    self.wait_for_host()
+                    continue
                 view = view[written:]
         except OSError:
             self.host_gone = True
+
+    def wait_for_host(self):
+        """The host is not reading (it waits for its answers to drain): read them meanwhile, unprocessed."""
+        readable, _, _ = select.select([0], [1], [], 1.0)
+        if readable:
+            self.receive_host()
 
     def send_json(self, kind, value):
         self.send(kind, json.dumps(value, separators=(",", ":")).encode())
@@ -186,14 +202,19 @@ class Relay:
     # Frames from the host -----------------------------------------------------------------
 
     def read_host(self):
+        self.receive_host()
+        self.process_host_frames()
+
+    def receive_host(self):
         try:
             data = os.read(0, CHUNK_BYTES)
         except OSError:
             data = b""
         if not data:
-            self.on_host_gone()
-            return
+            self.on_host_gone()  # exits
         self.host_buffer += data
+
+    def process_host_frames(self):
         while len(self.host_buffer) >= HEADER.size:
             kind, length = HEADER.unpack_from(self.host_buffer)
             if length > MAX_HOST_FRAME_BYTES:
@@ -432,23 +453,32 @@ class Relay:
         except OSError:
             data = b""
         if not data:
-            self.selector.unregister(self.doorbell_fd)
-            os.close(self.doorbell_fd)
-            self.doorbell_fd = None
+            self.close_doorbell()
             return
         self.doorbell_buffer += data
-        *lines, rest = self.doorbell_buffer.split(b"\n")
-        for line in lines:
+        self.drain_doorbell()
+
+    def drain_doorbell(self):
+        """Handles whole doorbell lines while fewer than MAX_OUTSTANDING requests wait for the host."""
+        while len(self.outstanding) < MAX_OUTSTANDING:
+            newline = self.doorbell_buffer.find(b"\n")
+            if newline < 0:
+                break
+            line = bytes(self.doorbell_buffer[:newline])
+            del self.doorbell_buffer[: newline + 1]
             if self.doorbell_skipping:
                 # The end of a line that was too long: drop it with the rest of that line.
                 self.doorbell_skipping = False
             elif self.accepting:
-                self.on_request(bytes(line))
-        if len(rest) > MAX_DOORBELL_LINE_BYTES:
+                self.on_request(line)
+        if len(self.doorbell_buffer) > MAX_DOORBELL_LINE_BYTES and self.doorbell_buffer.find(b"\n") < 0:
             self.notice("a doorbell line was too long; it was ignored")
-            rest = b""
+            self.doorbell_buffer.clear()
             self.doorbell_skipping = True
-        self.doorbell_buffer = bytearray(rest)
+        if len(self.outstanding) >= MAX_OUTSTANDING:
+            self.pause_doorbell()
+        else:
+            self.resume_doorbell()
 
     def on_request(self, line):
         try:
@@ -458,7 +488,11 @@ class Relay:
         if len(line) > MAX_DOORBELL_LINE_BYTES or not ID_PATTERN.fullmatch(request_id):
             self.notice(f"ignored a request with an invalid id: {line[:80]!r}")
             return
+        if request_id in self.outstanding:
+            self.notice(f"ignored a repeated ring for {request_id}, which is still being answered")
+            return
         self.requests += 1
+        self.outstanding.add(request_id)
         name = request_id + ".json"
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
         try:
@@ -493,10 +527,21 @@ class Relay:
             pass
         self.send_with_header(b"Q", {"id": request_id}, b"".join(chunks))
 
+    def pause_doorbell(self):
+        if not self.doorbell_paused and self.doorbell_fd is not None:
+            self.selector.unregister(self.doorbell_fd)
+            self.doorbell_paused = True
+
+    def resume_doorbell(self):
+        if self.doorbell_paused and self.doorbell_fd is not None:
+            self.selector.register(self.doorbell_fd, selectors.EVENT_READ, "doorbell")
+            self.doorbell_paused = False
+
     def refuse(self, request_id, reason):
         self.send_with_header(b"Q", {"id": request_id, "refused": reason}, b"")
 
     def answer(self, request_id, body):
+        self.outstanding.discard(request_id)
         if not self.accepting or not ID_PATTERN.fullmatch(request_id):
             return
         try:
@@ -504,6 +549,8 @@ class Relay:
         except OSError as error:
             self.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
         self.ring(request_id)
+        if self.doorbell_fd is not None:
+            self.drain_doorbell()
 
     def ring(self, request_id):
         if self.bell_fd is None:
@@ -532,6 +579,13 @@ class Relay:
             else:
                 self.selector.unregister(self.bell_fd)
             self.bell_waiting = waiting
+
+    def close_doorbell(self):
+        if self.doorbell_fd is not None:
+            if not self.doorbell_paused:
+                self.selector.unregister(self.doorbell_fd)
+            os.close(self.doorbell_fd)
+            self.doorbell_fd = None
 
     def close_bell(self):
         if self.bell_fd is not None:
@@ -588,10 +642,7 @@ class Relay:
     def finish(self):
         self.accepting = False
         self.kill_everything()
-        if self.doorbell_fd is not None:
-            self.selector.unregister(self.doorbell_fd)
-            os.close(self.doorbell_fd)
-            self.doorbell_fd = None
+        self.close_doorbell()
         self.close_bell()
         deadline = time.monotonic() + DRAIN_SECONDS
         while any(stream.open for stream in self.streams.values()):
@@ -632,6 +683,7 @@ class Relay:
         os.set_blocking(wake_write, False)
         signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
+        os.set_blocking(1, False)
         self.selector.register(0, selectors.EVENT_READ, "host")
         self.selector.register(wake_read, selectors.EVENT_READ, "wake")
         while True:
@@ -652,6 +704,8 @@ class Relay:
                         os.read(wake_read, 4096)
                     except BlockingIOError:
                         pass
+            # Frames the host sent while the relay waited to write are handled now.
+            self.process_host_frames()
             self.reap()
 
 

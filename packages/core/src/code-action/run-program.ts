@@ -130,12 +130,15 @@ async function statusOf(
   inspect: RunProgramOverOptions["inspect"],
 ): Promise<{ status: AttemptStatus; infrastructureError?: string }> {
   if (outcome.timedOut) return { status: "timeout" };
+  // The host ended a run that flooded the bridge: the program's failure, whatever the relay reported.
+  if (outcome.flooded) return { status: "tool-limit" };
   if (outcome.aborted)
     return { status: "infrastructure", infrastructureError: "the run was aborted by its signal" };
   const exit = outcome.exit;
   if (outcome.failure !== undefined || exit === undefined) {
     // The kernel's OOM killer may have taken the relay itself.
     if (await oomKilled(inspect)) return { status: "oom" };
+    if (outcome.relaySignal !== undefined) return { status: "error" };
     return { status: "infrastructure", infrastructureError: outcome.failure ?? "the relay reported no exit" };
   }
   // A SIGKILL the host did not send is the OOM killer; `sys.exit(137)` is only an exit code.
