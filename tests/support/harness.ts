@@ -274,17 +274,13 @@ export async function runAgentCase(options: {
   });
   const outcome: AgentCase = { events: [], attempts: [] };
   try {
-    const stream = agent.stream({
-      messages: [{ role: "user", content: options.question ?? "Run the program." }],
-    });
     try {
-      for (;;) {
-        const step = await stream.next();
-        if (step.done) {
-          outcome.result = step.value;
-          break;
-        }
-        outcome.events.push(step.value);
+      const stream = await agent.stream({
+        messages: [{ role: "user", content: options.question ?? "Run the program." }],
+      });
+      for await (const event of stream) {
+        outcome.events.push(event);
+        if (event.type === "answer") outcome.result = event.result;
       }
     } catch (error) {
       outcome.error = error as AgentCase["error"];

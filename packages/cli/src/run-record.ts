@@ -1,4 +1,4 @@
-import type { AgentResult, Attempt, ToolCallRecord } from "@codeaction/core";
+import { AbortError, type AgentResult, type Attempt, type ToolCallRecord } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
 import type { ModelChoice } from "./model-choice.ts";
 
@@ -30,7 +30,8 @@ export type RunRecord = {
   image?: string;
   csv: { file: string; tool: string; rows: number; columns: { name: string; type: string }[] }[];
   servers: Record<string, string>;
-  status: "ok" | "escalated" | "failed";
+  /** "aborted": the turn was cancelled (Ctrl-C). */
+  status: "ok" | "escalated" | "failed" | "aborted";
   answer?: string;
   error?: { code?: string; message: string };
   attempts: RecordedAttempt[];
@@ -108,7 +109,7 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
 
 /** Fills the record from a failed turn: the error, and its attempts when it carries them. */
 export function failRunRecord(record: RunRecord, error: unknown): void {
-  record.status = "failed";
+  record.status = AbortError.isInstance(error) ? "aborted" : "failed";
   const code = (error as { code?: unknown }).code;
   record.error = {
     ...(typeof code === "string" ? { code } : {}),

@@ -1,23 +1,21 @@
-import { randomUUID } from "node:crypto";
 import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
-import { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { CodeActionAgent, type TurnStream } from "./agent.ts";
 import { relayCommand } from "./code-action/run-program.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 import { checkServerSpecs, connectServers, type ServerSpec } from "./mcp/index.ts";
-import { resolveModel } from "./model.ts";
+import { isModelRunnable, loadModel, type ModelOption } from "./model.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
 import { createShellTools } from "./tools-pattern/shell-tools.ts";
-import type { AgentEvent, AgentInput, AgentResult, ApprovalHook, ChatMessageInput } from "./types.ts";
+import type { ApprovalHook } from "./types.ts";
 
-export type ModelOption = string | BaseChatModel;
+export type { ModelOption };
 
 export type CodeActionOptions = {
   /** Seconds a program may run; approval waits do not count (default 120). */
@@ -35,7 +33,11 @@ export type CodeActionOptions = {
 };
 
 export type BuildAgentOptions = {
-  /** "openai:gpt-5-mini" (needs OPENAI_API_KEY; honours OPENAI_BASE_URL) or any @langchain/core chat model. */
+  /**
+   * "<provider>:<model>" ("openai:gpt-5-mini", "anthropic:claude-sonnet-4-5"; the provider's package
+   * is loaded on demand), any @langchain/core chat model, or a Runnable wrapping one (withRetry,
+   * withFallbacks, withConfig).
+   */
   model: ModelOption;
   /** "tools" (default): a tool-calling loop. "code-action": one Python program per turn in a container. */
   pattern?: "code-action" | "tools";
@@ -59,28 +61,12 @@ export type BuildAgentOptions = {
   maxIterations?: number;
 };
 
-export type Agent = {
-  readonly pattern: "code-action" | "tools";
-  /** Every tool the agent can call (extraTools, MCP tools, shell tools). */
-  readonly tools: readonly ToolSpec[];
-  /** Runs one turn and resolves with its result (`result.messages.at(-1).content` is the answer). */
-  invoke(input: AgentInput): Promise<AgentResult>;
-  /** Runs one turn, yielding its steps; the last event is `answer`, carrying what invoke resolves with. */
-  stream(input: AgentInput): AsyncGenerator<AgentEvent, AgentResult>;
-  /** Removes the containers (waiting for pending removals) and closes the MCP servers. */
-  shutdown(): Promise<void>;
-  [Symbol.asyncDispose](): Promise<void>;
-};
+/** The agent buildAgent makes: a LangChain Runnable (see agent.ts). */
+export type Agent = CodeActionAgent;
 
-const isChatModel = (value: unknown): value is BaseChatModel =>
-  value instanceof BaseChatModel ||
-  (typeof value === "object" &&
-    value !== null &&
-    typeof (value as { invoke?: unknown }).invoke === "function" &&
-    typeof (value as { _llmType?: unknown })._llmType === "function");
-
-const modelSchema = z.union([z.string().min(1), z.custom<BaseChatModel>(isChatModel)], {
-  error: 'model must be a string like "openai:gpt-5-mini" or a @langchain/core BaseChatModel',
+const modelSchema = z.union([z.string().min(1), z.custom<ModelOption>(isModelRunnable)], {
+  error:
+    'model must be a string like "openai:gpt-5-mini" or "anthropic:claude-sonnet-4-5", a @langchain/core chat model, or a Runnable wrapping one',
 });
 
 const codeActionSchema = z.strictObject({
@@ -157,12 +143,32 @@ export function parseBuildAgentOptions(input: unknown) {
       throw new ConfigError({ message: `buildAgent: ${(error as Error).message}`, cause: error });
     }
   }
+  refusePatternMismatch(options);
+  return { ...options, codeAction: codeActionSchema.parse(options.codeAction ?? {}) };
+}
+
+/** Options that would do nothing for the chosen pattern are refused, not ignored. */
+function refusePatternMismatch(options: {
+  pattern: string;
+  codeAction?: unknown;
+  traceTools?: boolean;
+  maxIterations?: number;
+}) {
+  if (options.pattern === "code-action") {
+    const toolsOnly = (["traceTools", "maxIterations"] as const).filter(
+      (name) => options[name] !== undefined,
+    );
+    if (toolsOnly.length > 0) {
+      throw new ConfigError({
+        message: `buildAgent: ${toolsOnly.join(" and ")} only apply to pattern "tools", but pattern is "code-action" (its limits are codeAction.maxRepairs and codeAction.maxToolCalls; its steps show in stream()). Remove ${toolsOnly.join(" and ")}.`,
+      });
+    }
+  }
   if (options.codeAction && options.pattern !== "code-action") {
     throw new ConfigError({
       message: `buildAgent: codeAction only applies to pattern "code-action", but pattern is "${options.pattern}". Set pattern: "code-action" or remove codeAction.`,
     });
   }
-  return { ...options, codeAction: codeActionSchema.parse(options.codeAction ?? {}) };
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -198,9 +204,9 @@ function hintFor(key: string, valid: string[]): string {
 export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
   const options = parseBuildAgentOptions(input);
   const logger = options.logger;
-  const model = resolveModel(options.model);
+  const model = await loadModel(options.model);
   const escalateModel = options.codeAction.escalate
-    ? resolveModel(options.codeAction.escalate.model)
+    ? await loadModel(options.codeAction.escalate.model)
     : undefined;
   const ownTools = options.extraTools.map((tool) => fromLangChainTool(tool));
 
@@ -249,34 +255,33 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
     tools.push(...shellTools);
     refuseDuplicateNames(tools);
 
-    const run: (messages: BaseMessage[], runId: string) => AsyncGenerator<AgentEvent, AgentResult> =
-      codeAction
-        ? createCodeActionTurn({
-            model,
-            sandbox: manager as SandboxManager,
-            tools,
-            settings: {
-              ...options.codeAction,
-              escalate: escalateModel ? { model: escalateModel } : undefined,
-            },
-            instructions: options.instructions,
-            approval: options.approval,
-            logger,
-            sandboxDescription: describeSandbox(sandboxInput),
-            trackRemoval: (removal) => {
-              pendingRemovals.add(removal);
-              void removal.finally(() => pendingRemovals.delete(removal));
-            },
-          }).stream
-        : createToolsRunner({
-            model,
-            tools,
-            approval: options.approval,
-            traceTools: options.traceTools,
-            maxIterations: options.maxIterations,
-            instructions: options.instructions,
-            logger,
-          }).stream;
+    const turn: TurnStream = codeAction
+      ? createCodeActionTurn({
+          model,
+          sandbox: manager as SandboxManager,
+          tools,
+          settings: {
+            ...options.codeAction,
+            escalate: escalateModel ? { model: escalateModel } : undefined,
+          },
+          instructions: options.instructions,
+          approval: options.approval,
+          logger,
+          sandboxDescription: describeSandbox(sandboxInput),
+          trackRemoval: (removal) => {
+            pendingRemovals.add(removal);
+            void removal.finally(() => pendingRemovals.delete(removal));
+          },
+        }).stream
+      : createToolsRunner({
+          model,
+          tools,
+          approval: options.approval,
+          traceTools: options.traceTools,
+          maxIterations: options.maxIterations,
+          instructions: options.instructions,
+          logger,
+        }).stream;
 
     let shutdownPromise: Promise<void> | undefined;
     const shutdown = () => {
@@ -288,25 +293,7 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
       return shutdownPromise;
     };
 
-    const stream = (agentInput: AgentInput) => {
-      if (shutdownPromise) throw new ConfigError({ message: "this agent was shut down; build a new one" });
-      return run(toMessages(agentInput), `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`);
-    };
-
-    return {
-      pattern: options.pattern,
-      tools,
-      stream,
-      async invoke(agentInput) {
-        const generator = stream(agentInput);
-        while (true) {
-          const step = await generator.next();
-          if (step.done) return step.value;
-        }
-      },
-      shutdown,
-      [Symbol.asyncDispose]: shutdown,
-    };
+    return new CodeActionAgent({ pattern: options.pattern, tools, turn, shutdown });
   } catch (error) {
     await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
     throw error;
@@ -336,24 +323,4 @@ function describeSandbox(input: SandboxConfigInput): string {
       : `the image ${image} (Python 3 with what that image installs; no pip installs)`;
   const network = input.network ?? "none";
   return `${packages}, and ${network === "none" ? "no network" : "restricted network access"}`;
-}
-
-/** `{role, content}` objects or LangChain messages -> LangChain messages. */
-export function toMessages(input: AgentInput): BaseMessage[] {
-  if (!input || !Array.isArray(input.messages) || input.messages.length === 0) {
-    throw new TypeError(
-      'invoke/stream take { messages: [{ role: "user", content: "..." }] } with at least one message.',
-    );
-  }
-  return input.messages.map((message: ChatMessageInput, index) => {
-    if (message instanceof BaseMessage) return message;
-    const { role, content } = message as { role?: unknown; content?: unknown };
-    if (typeof content !== "string") throw new TypeError(`messages[${index}].content must be a string.`);
-    if (role === "user") return new HumanMessage(content);
-    if (role === "assistant") return new AIMessage(content);
-    if (role === "system") return new SystemMessage(content);
-    throw new TypeError(
-      `messages[${index}].role must be "user", "assistant" or "system", got ${JSON.stringify(role)}.`,
-    );
-  });
 }

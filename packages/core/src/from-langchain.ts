@@ -20,6 +20,7 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
     description: tool.description ?? "",
     inputSchema: stripSchemaNoise(inputSchema),
     origin,
+    tracesItself: true,
     async invoke(args, context) {
       let validated: unknown = args;
       if (isInteropZodSchema(schema)) {
@@ -35,6 +36,7 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
       const output: unknown = await tool.invoke(validated as never, {
         signal: context.signal,
         metadata: { runId: context.runId },
+        ...(context.callbacks ? { callbacks: context.callbacks } : {}),
       });
       return unwrap(output);
     },

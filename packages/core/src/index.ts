@@ -1,5 +1,6 @@
+export { CodeActionAgent } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
-export { buildAgent, parseBuildAgentOptions, toMessages } from "./build-agent.ts";
+export { buildAgent, parseBuildAgentOptions } from "./build-agent.ts";
 export { extractProgram, parseResultLine } from "./code-action/extract-program.ts";
 export { normalizeAnswer } from "./code-action/normalize-answer.ts";
 export type {
@@ -19,6 +20,7 @@ export { buildStubs, renderStubSignatures, renderStubsModule } from "./code-acti
 export type { ProgramRun } from "./code-action/run-program.ts";
 export type { CodeActionSettings, CodeActionTurn, CodeActionTurnOptions } from "./code-action/turn.ts";
 export { createCodeActionTurn } from "./code-action/turn.ts";
+export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
 export { CodeActionError } from "./errors/code-action-error.ts";
 export { ConfigError } from "./errors/config-error.ts";
@@ -32,9 +34,11 @@ export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 export { ScriptedRepliesExhaustedError } from "./errors/scripted-replies-exhausted-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
+export { toMessages } from "./input-messages.ts";
 export type { ConnectedServers, ServerSpec } from "./mcp/index.ts";
 export { checkServerSpecs, connectServers, parseServerCommand } from "./mcp/index.ts";
-export { modelName, resolveModel } from "./model.ts";
+export type { ChatModelRunnable } from "./model.ts";
+export { loadModel, modelName, resolveModel } from "./model.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";
@@ -42,6 +46,7 @@ export { createShellTools } from "./tools-pattern/shell-tools.ts";
 export type {
   AgentEvent,
   AgentInput,
+  AgentInputLike,
   AgentResult,
   ApprovalDecision,
   ApprovalHook,
@@ -49,6 +54,8 @@ export type {
   Attempt,
   AttemptStatus,
   ChatMessageInput,
+  MessageRole,
+  MessageText,
   OutputBytes,
   ToolCallRecord,
 } from "./types.ts";

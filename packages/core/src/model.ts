@@ -1,31 +1,162 @@
+import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseMessage } from "@langchain/core/messages";
+import { Runnable, RunnableBinding, RunnableRetry, RunnableWithFallbacks } from "@langchain/core/runnables";
 import { ChatOpenAI } from "@langchain/openai";
 import { ConfigError } from "./errors/config-error.ts";
+import { modelProviders } from "./model-providers.ts";
 
-const providers = ["openai"] as const;
+/** A chat model, or a Runnable wrapping one (`withRetry`, `withFallbacks`, `withConfig`, `bind`). */
+export type ChatModelRunnable = Runnable<BaseLanguageModelInput, BaseMessage>;
+
+/** What the model option takes: "<provider>:<model>", a chat model, or a Runnable wrapping one. */
+export type ModelOption = string | BaseChatModel | ChatModelRunnable;
+
+/** True for a chat model itself (any copy of @langchain/core). */
+export function isChatModel(value: unknown): value is BaseChatModel {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { invoke?: unknown }).invoke === "function" &&
+    typeof (value as { _llmType?: unknown })._llmType === "function"
+  );
+}
+
+/** True for a chat model or any Runnable (a wrapper is checked for its model where it matters). */
+export function isModelRunnable(value: unknown): value is ChatModelRunnable {
+  return isChatModel(value) || Runnable.isRunnable(value);
+}
 
 /**
- * Resolves a model option: a BaseChatModel is used as it is; a string "<provider>:<model>"
- * ("openai:gpt-5-mini") becomes that provider's chat model. Checks the provider's key here, at
- * build time, so a missing key fails before any container starts. Honours OPENAI_BASE_URL, so
- * OpenAI-compatible local servers work.
+ * The chat model under `withRetry`, `withFallbacks` (the primary), `withConfig` and `bind`
+ * wrappers; undefined when the Runnable wraps none.
+ */
+export function underlyingChatModel(model: unknown): BaseChatModel | undefined {
+  if (isChatModel(model)) return model;
+  if (model instanceof RunnableWithFallbacks) return underlyingChatModel(model.runnable);
+  if (model instanceof RunnableBinding) return underlyingChatModel(model.bound);
+  return undefined;
+}
+
+/**
+ * `model` with `tools` bound to its chat model, keeping the wrappers around it: a retry still
+ * retries, every fallback gets the tools too. Undefined when a model in it cannot call tools.
+ */
+export function bindToolsThrough(
+  model: ChatModelRunnable,
+  tools: Parameters<NonNullable<BaseChatModel["bindTools"]>>[0],
+): ChatModelRunnable | undefined {
+  if (isChatModel(model)) {
+    return typeof model.bindTools === "function" ? (model.bindTools(tools) as ChatModelRunnable) : undefined;
+  }
+  if (model instanceof RunnableWithFallbacks) {
+    const primary = bindToolsThrough(model.runnable, tools);
+    const fallbacks = model.fallbacks.map((fallback) => bindToolsThrough(fallback, tools));
+    if (!primary || fallbacks.some((fallback) => fallback === undefined)) return undefined;
+    return primary.withFallbacks(fallbacks as ChatModelRunnable[]);
+  }
+  if (model instanceof RunnableBinding) {
+    const bound = bindToolsThrough(model.bound, tools);
+    if (!bound) return undefined;
+    const fields = {
+      bound,
+      kwargs: model.kwargs ?? {},
+      config: model.config,
+      configFactories: model.configFactories,
+    };
+    if (model instanceof RunnableRetry) {
+      const retry = model as unknown as { maxAttemptNumber: number; onFailedAttempt: never };
+      return new RunnableRetry({
+        ...fields,
+        maxAttemptNumber: retry.maxAttemptNumber,
+        onFailedAttempt: retry.onFailedAttempt,
+      });
+    }
+    return new RunnableBinding(fields);
+  }
+  return undefined;
+}
+
+/**
+ * Resolves a model option: a chat model or a Runnable is used as it is; "<provider>:<model>"
+ * becomes that provider's chat model, its package loaded on demand (a missing package is a
+ * ConfigError naming it). The OpenAI key is checked here, at build time, so a missing key fails
+ * before any container starts; OPENAI_BASE_URL (and ANTHROPIC_BASE_URL, the providers' own
+ * variables) point a provider at a compatible local server.
+ */
+export async function loadModel(
+  model: ModelOption,
+  environment: NodeJS.ProcessEnv = process.env,
+): Promise<ChatModelRunnable> {
+  if (typeof model !== "string") return model as ChatModelRunnable;
+  const { provider, name } = splitModelString(model);
+  if (provider === "openai") return resolveModel(model, environment) as ChatModelRunnable;
+  const entry = modelProviders[provider];
+  if (!entry) {
+    throw new ConfigError({
+      message: `model provider ${JSON.stringify(provider)} is not known. Known providers: ${Object.keys(modelProviders).join(", ")}. Or pass a @langchain/core chat model instance.`,
+    });
+  }
+  const key = entry.keyVariable;
+  if (key && !environment[key]?.trim()) {
+    throw new ConfigError({
+      message: `model ${JSON.stringify(model)} needs ${key}, which is not set. Export it (export ${key}=...).`,
+    });
+  }
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(entry.packageName)) as Record<string, unknown>;
+  } catch (error) {
+    throw new ConfigError({
+      message: `model ${JSON.stringify(model)} needs the package ${entry.packageName}, which could not be loaded. Install it next to @codeaction/core: npm install ${entry.packageName}`,
+      cause: error,
+    });
+  }
+  const ModelClass = loaded[entry.className] as
+    | (new (fields: {
+        model: string;
+      }) => BaseChatModel)
+    | undefined;
+  if (typeof ModelClass !== "function") {
+    throw new ConfigError({
+      message: `${entry.packageName} has no ${entry.className}; install a version that does (npm install ${entry.packageName}@latest).`,
+    });
+  }
+  try {
+    return new ModelClass({ model: name }) as unknown as ChatModelRunnable;
+  } catch (error) {
+    throw new ConfigError({
+      message: `model ${JSON.stringify(model)}: ${entry.className} refused its settings: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+}
+
+function splitModelString(model: string): { provider: string; name: string } {
+  const separator = model.indexOf(":");
+  const provider = separator === -1 ? "" : model.slice(0, separator).trim();
+  const name = separator === -1 ? "" : model.slice(separator + 1).trim();
+  if (!provider || !name) {
+    throw new ConfigError({
+      message: `model ${JSON.stringify(model)} is not "<provider>:<model>". Write it like "openai:gpt-5-mini" or "anthropic:claude-sonnet-4-5", or pass a @langchain/core chat model.`,
+    });
+  }
+  return { provider, name };
+}
+
+/**
+ * The synchronous form for instances and "openai:<model>" strings (other providers need
+ * `loadModel`, which loads their package). Honours OPENAI_BASE_URL.
  */
 export function resolveModel(
   model: string | BaseChatModel,
   environment: NodeJS.ProcessEnv = process.env,
 ): BaseChatModel {
   if (typeof model !== "string") return model;
-  const separator = model.indexOf(":");
-  const provider = separator === -1 ? "" : model.slice(0, separator);
-  const name = separator === -1 ? "" : model.slice(separator + 1).trim();
-  if (!provider || !name) {
-    throw new ConfigError({
-      message: `model ${JSON.stringify(model)} is not "<provider>:<model>". Write it like "openai:gpt-5-mini", or pass a @langchain/core BaseChatModel.`,
-    });
-  }
+  const { provider, name } = splitModelString(model);
   if (provider !== "openai") {
     throw new ConfigError({
-      message: `model provider ${JSON.stringify(provider)} is not supported by name (supported: ${providers.join(", ")}). Pass a @langchain/core BaseChatModel instance for other providers.`,
+      message: `model provider ${JSON.stringify(provider)} is loaded on demand: use loadModel (buildAgent does), or pass a @langchain/core chat model instance.`,
     });
   }
   const apiKey = environment.OPENAI_API_KEY?.trim();
@@ -42,10 +173,12 @@ export function resolveModel(
   });
 }
 
-/** The model's name for messages and logs. */
-export function modelName(model: BaseChatModel): string {
-  const named = model as unknown as { model?: unknown; modelName?: unknown };
+/** The model's name for messages and logs (the wrapped chat model's, for a wrapper). */
+export function modelName(model: unknown): string {
+  const chat = underlyingChatModel(model);
+  if (!chat) return (model as { getName?: () => string }).getName?.() ?? "a Runnable";
+  const named = chat as unknown as { model?: unknown; modelName?: unknown };
   if (typeof named.model === "string") return named.model;
   if (typeof named.modelName === "string") return named.modelName;
-  return model._llmType();
+  return chat._llmType();
 }

@@ -1,3 +1,5 @@
+import type { CallbackManager } from "@langchain/core/callbacks/manager";
+
 /** The subset of JSON Schema that stubs, argument checks and the tools pattern read. */
 export type JsonSchema = {
   type?: string | string[];
@@ -36,9 +38,19 @@ export type ToolSpec = {
    * the error message is what the program or the model sees.
    */
   invoke(args: Record<string, unknown>, context: ToolCallContext): Promise<unknown>;
+  /**
+   * True when `invoke` reports its own LangChain tool run to `context.callbacks` (a LangChain
+   * tool does); otherwise the agent reports one around it.
+   */
+  tracesItself?: boolean;
 };
 
 export type ToolCallContext = {
   runId: string;
+  /** Aborts when the turn is cancelled or the program ends. */
   signal?: AbortSignal;
+  /** The call's id (the bridge's or the model's). */
+  callId?: string;
+  /** LangChain callbacks of the run this call belongs to (tracing, nested agents). */
+  callbacks?: CallbackManager;
 };

@@ -1,5 +1,11 @@
 /** What an approval hook sees for every bridged or tool-loop call. */
-export type ApprovalRequest = { tool: string; args: Record<string, unknown>; runId: string };
+export type ApprovalRequest = {
+  tool: string;
+  args: Record<string, unknown>;
+  runId: string;
+  /** Aborts when the turn is cancelled or the program ends: stop waiting for a person then. */
+  signal?: AbortSignal;
+};
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
 export type ApprovalHook = (call: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -36,7 +42,9 @@ export type AttemptStatus =
   | "oom"
   | "no-result"
   | "tool-limit"
-  | "infrastructure";
+  | "infrastructure"
+  /** The turn's signal aborted while the program ran. */
+  | "aborted";
 
 /** One program and what became of it. */
 export type Attempt = {
@@ -108,11 +116,22 @@ export type AgentEvent =
   | { type: "repair-start"; runId: string; attempt: number; sample?: number; reason: string }
   | { type: "answer"; runId: string; result: AgentResult };
 
+/** A message's text: a string, or text parts (other parts are refused). */
+export type MessageText = string | Array<{ type: "text"; text: string }>;
+
+export type MessageRole = "user" | "human" | "assistant" | "ai" | "system";
+
+/** What @langchain/core takes as a message-like (text only): a string is a user message. */
 export type ChatMessageInput =
-  | { role: "user" | "assistant" | "system"; content: string }
+  | { role: MessageRole; content: MessageText }
+  | [MessageRole, MessageText]
+  | string
   | import("@langchain/core/messages").BaseMessage;
 
 export type AgentInput = { messages: ChatMessageInput[] };
+
+/** What invoke, stream and batch take: `{ messages }`, one string, or an array of messages. */
+export type AgentInputLike = AgentInput | string | ChatMessageInput[];
 
 export type AgentResult = {
   /** The conversation, ending with the assistant's answer (an AIMessage). */

@@ -62,7 +62,7 @@ describe("the agreement check (real containers)", () => {
     const result = await withAgent(
       { model, pattern: "code-action", codeAction: { samples: 2 } },
       async (agent) => {
-        for await (const event of agent.stream(ask)) events.push(event);
+        for await (const event of await agent.stream(ask)) events.push(event);
         const last = events.at(-1);
         if (last?.type !== "answer") throw new Error("the stream did not end with an answer");
         return last.result;

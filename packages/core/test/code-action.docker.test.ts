@@ -131,12 +131,11 @@ print(f"RESULT: {len(orders)} orders")
     const result = await withAgent(
       { model, pattern: "code-action", extraTools: [loadOrders] },
       async (agent) => {
-        const stream = agent.stream(ask("How many orders are there?"));
-        while (true) {
-          const step = await stream.next();
-          if (step.done) return step.value;
-          events.push(step.value);
+        for await (const event of await agent.stream(ask("How many orders are there?"))) {
+          events.push(event);
+          if (event.type === "answer") return event.result;
         }
+        throw new Error("the stream ended without an answer");
       },
     );
 

@@ -127,8 +127,12 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const logger = values.debug ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true })) : undefined;
 
   let agent: Agent | undefined;
+  const turnAbort = new AbortController();
+  let turnRunning = false;
   const interrupt = () => {
     progress.note("codeaction: interrupted; removing the sandbox containers");
+    // During the turn, cancel it: the run record says "aborted" and the journal keeps it.
+    if (turnRunning) return turnAbort.abort(new Error("interrupted (Ctrl-C)"));
     void (agent?.shutdown() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
@@ -152,7 +156,8 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
       ...(logger ? { logger } : {}),
     });
     record.timings.setupMs = Math.round(performance.now() - started);
-    result = await runTurn(agent, question, { progress, context, showProgram });
+    turnRunning = true;
+    result = await runTurn(agent, question, { progress, context, showProgram, signal: turnAbort.signal });
     completeRunRecord(record, result);
   } catch (error) {
     progress.stop();
@@ -160,6 +165,14 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     record.timings.totalMs = Math.round(performance.now() - started);
     if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
     if (showProgram) showTimings(record.attempts, context);
+    if (turnAbort.signal.aborted) {
+      throw new CliError({
+        code: "interrupted",
+        message: "interrupted; the run record says aborted",
+        exitCode: 130,
+        cause: error,
+      });
+    }
     throw error;
   } finally {
     process.removeListener("SIGINT", interrupt);
@@ -213,17 +226,19 @@ async function loadModel(choice: ModelChoice): Promise<ModelOption> {
 async function runTurn(
   agent: Agent,
   question: string,
-  options: { progress: Progress; context: CliContext; showProgram: boolean },
+  options: { progress: Progress; context: CliContext; showProgram: boolean; signal?: AbortSignal },
 ): Promise<AgentResult> {
   const { progress, showProgram } = options;
   const show = (text: string) => progress.note(text);
   progress.update("waiting for the model");
-  const events = agent.stream({ messages: [{ role: "user", content: question }] });
-  while (true) {
-    const step = await events.next();
-    if (step.done) return step.value;
-    const event: AgentEvent = step.value;
+  const events = await agent.stream(
+    { messages: [{ role: "user", content: question }] },
+    options.signal ? { signal: options.signal } : {},
+  );
+  for await (const event of events) {
     switch (event.type) {
+      case "answer":
+        return event.result;
       case "program-start":
         if (showProgram) {
           show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
@@ -267,6 +282,7 @@ async function runTurn(
         break;
     }
   }
+  throw new Error("the agent's stream ended without an answer");
 }
 
 function showTimings(

@@ -345,8 +345,8 @@ print("RESULT:", out)
     expect(run.status, run.stderr).toBe("ok");
     expect(run.result).toBe("['yes', 'denied: no means no (True)']");
     expect(seen).toEqual([
-      { tool: "echo", args: { value: "yes" }, runId: "run-approval" },
-      { tool: "echo", args: { value: "no" }, runId: "run-approval" },
+      { tool: "echo", args: { value: "yes" }, runId: "run-approval", signal: expect.any(AbortSignal) },
+      { tool: "echo", args: { value: "no" }, runId: "run-approval", signal: expect.any(AbortSignal) },
     ]);
     expect(calls).toEqual([{ value: "yes" }]);
     expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "denied"]);

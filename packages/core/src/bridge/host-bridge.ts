@@ -400,19 +400,25 @@ class BridgeRun {
     const controller = new AbortController();
     this.#inFlight.set(id, controller);
     try {
-      await this.#invoke(call, spec, parsed.request.args, controller.signal);
+      await this.#invoke(call, spec, parsed.request.args, controller.signal, id);
     } finally {
       this.#inFlight.delete(id);
     }
   }
 
-  async #invoke(call: CallStart, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal) {
-    const denial = await this.#approve(spec.name, args);
+  async #invoke(
+    call: CallStart,
+    spec: ToolSpec,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    callId: string,
+  ) {
+    const denial = await this.#approve(spec.name, args, signal);
     if (this.#finished) return;
     if (denial !== undefined) return this.#settle(call, "denied", failure("ToolDenied", denial));
     let value: unknown;
     try {
-      value = toJsonNative(await spec.invoke(args, { runId: this.#options.runId, signal }));
+      value = toJsonNative(await spec.invoke(args, { runId: this.#options.runId, signal, callId }));
     } catch (error) {
       if (this.#finished) return;
       // Arguments the tool's schema refused are "invalid", like the bridge's own checks.
@@ -431,13 +437,17 @@ class BridgeRun {
   }
 
   /** Undefined when approved, else the reason to give the program. The clock stands still meanwhile. */
-  async #approve(tool: string, args: Record<string, unknown>): Promise<string | undefined> {
+  async #approve(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<string | undefined> {
     const approval = this.#options.approval;
     if (!approval) return undefined;
     let decision: ApprovalDecision;
     this.#clock.pause();
     try {
-      decision = await approval({ tool, args, runId: this.#options.runId });
+      decision = await approval({ tool, args, runId: this.#options.runId, signal });
     } catch (error) {
       return `the approval hook failed, so the call to ${tool} was not made: ${errorMessage(error)}`;
     } finally {

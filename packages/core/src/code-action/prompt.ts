@@ -101,6 +101,8 @@ export function describeFailure(
       return `The program made more tool calls than the limit of ${options.maxToolCalls} per run; the calls past it raised ToolCallLimitExceeded.`;
     case "infrastructure":
       return "The sandbox failed to run the program.";
+    case "aborted":
+      return "The program was stopped because the run was cancelled.";
     case "ok":
       return "The program succeeded.";
     default:

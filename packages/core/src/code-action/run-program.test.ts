@@ -74,7 +74,7 @@ describe("status", () => {
     expect(run).toMatchObject({ status: "error", exitCode: 137 });
   });
 
-  test("an aborted signal ends the run as infrastructure, with the program killed", async () => {
+  test("an aborted signal ends the run as aborted, with the program killed", async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const run = await runLocally({
@@ -83,8 +83,8 @@ describe("status", () => {
       tools,
       signal: controller.signal,
     });
-    expect(run.status).toBe("infrastructure");
-    expect(run.infrastructureError).toContain("aborted");
+    expect(run.status).toBe("aborted");
+    expect(run.exitCode).not.toBe(0);
     expect(run.runMs).toBeLessThan(15_000);
   });
 

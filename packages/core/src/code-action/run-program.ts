@@ -132,8 +132,7 @@ async function statusOf(
   if (outcome.timedOut) return { status: "timeout" };
   // The host ended a run that flooded the bridge: the program's failure, whatever the relay reported.
   if (outcome.flooded) return { status: "tool-limit" };
-  if (outcome.aborted)
-    return { status: "infrastructure", infrastructureError: "the run was aborted by its signal" };
+  if (outcome.aborted) return { status: "aborted" };
   const exit = outcome.exit;
   if (outcome.failure !== undefined || exit === undefined) {
     // The kernel's OOM killer may have taken the relay itself.

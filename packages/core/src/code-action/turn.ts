@@ -1,11 +1,15 @@
 import type { SandboxSession } from "@codeaction/sandbox";
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
+import { AbortError } from "../errors/abort-error.ts";
 import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
 import { DisagreementError, type SampleRun } from "../errors/disagreement-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
+import type { ChatModelRunnable } from "../model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { trackToolCalls } from "../tracing/tool-runs.ts";
+import { linkedController, startChildRun, type TurnRunOptions } from "../tracing/turn-run.ts";
 import type { AgentEvent, AgentResult, ApprovalHook, Attempt, AttemptStatus } from "../types.ts";
 import { createEventQueue } from "./event-queue.ts";
 import { extractProgram, parseResultLine } from "./extract-program.ts";
@@ -21,7 +25,7 @@ import {
   tail,
 } from "./prompt.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
-import { outputBytesOf, runProgram } from "./run-program.ts";
+import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
 
 /** codeAction settings, defaults filled (see build-agent.ts). */
 export type CodeActionSettings = {
@@ -36,11 +40,11 @@ export type CodeActionSettings = {
   /** Decimal places numbers are compared at in the agreement check. */
   decimals: number;
   /** A stronger model that writes one more program on disagreement or when every attempt failed. */
-  escalate?: { model: BaseChatModel };
+  escalate?: { model: ChatModelRunnable };
 };
 
 export type CodeActionTurnOptions = {
-  model: BaseChatModel;
+  model: ChatModelRunnable;
   /** Where fresh containers come from: one per attempt (a SandboxManager). */
   /** Each attempt's container; `logger` carries the run id (its commands, its egress requests). */
   sandbox: { createSession(options?: { logger?: Logger }): Promise<SandboxSession> };
@@ -56,26 +60,31 @@ export type CodeActionTurnOptions = {
 };
 
 export type CodeActionTurn = {
-  stream(messages: BaseMessage[], runId: string): AsyncGenerator<AgentEvent, AgentResult>;
+  stream(
+    messages: BaseMessage[],
+    runId: string,
+    run?: TurnRunOptions,
+  ): AsyncGenerator<AgentEvent, AgentResult>;
 };
 
 const streamTailCharacters = 2000;
 
 /**
  * One code-action turn: the model writes a program, it runs in a fresh container, failures are
- * repaired, and with `samples` > 1 independent programs must agree.
+ * repaired, and with `samples` > 1 independent programs must agree. `run.signal` cancels it at any
+ * stage: the turn then removes its containers, waits for its tool calls, and throws an AbortError.
  */
 export function createCodeActionTurn(options: CodeActionTurnOptions): CodeActionTurn {
   const stubsSource = renderStubsModule(options.tools);
   const stubSignatures = renderStubSignatures(options.tools);
 
   return {
-    async *stream(messages, runId) {
+    async *stream(messages, runId, run = {}) {
       const queue = createEventQueue<AgentEvent>();
-      const controller = new AbortController();
+      const { controller, unlink } = linkedController(run.signal);
       const logger = options.logger?.child({ name: "codeaction.code-action", runId });
       const started = performance.now();
-      const work = runTurn({
+      const context: TurnContext = {
         options,
         messages,
         runId,
@@ -84,7 +93,12 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
         emit: queue.push,
         signal: controller.signal,
         logger,
-      });
+        callbacks: run.callbacks,
+        attempts: [],
+        cleanups: new Set(),
+      };
+      const work = runTurn(context);
+      let finished = false;
       try {
         const outcome = yield* queue.drain(work);
         const result: AgentResult = {
@@ -97,15 +111,28 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
           toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
           timings: { totalMs: Math.round(performance.now() - started) },
         };
+        finished = true;
         yield { type: "answer", runId, result };
         return result;
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        await settleAll(context.cleanups);
+        throw new AbortError({ runId, attempts: [...context.attempts], cause: controller.signal.reason });
       } finally {
-        // A consumer that stops early ends the work: the model call and the run are aborted.
-        controller.abort();
+        unlink();
+        // A consumer that stops early ends the work: the model call and the run are aborted, and
+        // the turn's containers are gone and its tool calls settled before the generator returns.
+        const stoppedEarly = !finished && !controller.signal.aborted;
+        controller.abort(new Error("the stream was left before the answer"));
         await work.catch(() => undefined);
+        if (stoppedEarly || !finished) await settleAll(context.cleanups);
       }
     },
   };
+}
+
+async function settleAll(pending: Set<Promise<unknown>>): Promise<void> {
+  while (pending.size > 0) await Promise.allSettled([...pending]);
 }
 
 type TurnContext = {
@@ -117,6 +144,11 @@ type TurnContext = {
   emit: (event: AgentEvent) => void;
   signal: AbortSignal;
   logger?: Logger;
+  callbacks?: CallbackManager;
+  /** Every attempt that ended so far, across samples (for an AbortError). */
+  attempts: Attempt[];
+  /** Container removals and tool calls in flight: waited for when the turn is aborted. */
+  cleanups: Set<Promise<unknown>>;
 };
 
 type SampleOutcome = { attempts: Attempt[]; answer?: string };
@@ -218,11 +250,15 @@ function decide(
   return { anySucceeded: groups.size > 0 };
 }
 
-async function runSample(
-  context: TurnContext,
-  sampleOptions: { model: BaseChatModel; opening: BaseMessage[]; sample?: number; escalated?: boolean },
-): Promise<SampleOutcome> {
-  const { options, runId, emit, signal } = context;
+type SampleOptions = {
+  model: ChatModelRunnable;
+  opening: BaseMessage[];
+  sample?: number;
+  escalated?: boolean;
+};
+
+async function runSample(context: TurnContext, sampleOptions: SampleOptions): Promise<SampleOutcome> {
+  const { options, runId, emit } = context;
   const { settings } = options;
   const { sample, escalated } = sampleOptions;
   const logger = context.logger?.child({
@@ -233,85 +269,17 @@ async function runSample(
   const attempts: Attempt[] = [];
 
   for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
-    signal.throwIfAborted();
-    const attemptStarted = performance.now();
-    const reply = await sampleOptions.model.invoke(modelMessages, { signal });
-    const modelMs = Math.round(performance.now() - attemptStarted);
-    const replyText = textOf(reply.content);
-    const program = extractProgram(replyText);
-    emit({ type: "program-start", runId, attempt: attemptNumber, ...(sample ? { sample } : {}), program });
-    logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
-
-    const containerStarted = performance.now();
-    let session: SandboxSession;
-    try {
-      session = await options.sandbox.createSession(logger ? { logger } : {});
-    } catch (error) {
-      throw new SandboxRunError({
-        runId,
-        attempts,
-        cause: error,
-        detail: `a container for attempt ${attemptNumber} did not start (${error instanceof Error ? error.message : String(error)})`,
-      });
-    }
-    const containerStartMs = Math.round(performance.now() - containerStarted);
-
-    let run: Awaited<ReturnType<typeof runProgram>>;
-    try {
-      run = await runProgram({
-        session,
-        program,
-        stubsSource: context.stubsSource,
-        tools: options.tools,
-        runId,
-        execTimeout: settings.execTimeout,
-        maxToolCalls: settings.maxToolCalls,
-        approval: options.approval,
-        logger,
-        // Tool events name the attempt and sample their program belongs to (samples run at once).
-        onEvent: (event) =>
-          emit(
-            event.type === "tool-call" || event.type === "tool-result"
-              ? { ...event, attempt: attemptNumber, ...(sample ? { sample } : {}) }
-              : event,
-          ),
-        signal,
-      });
-    } finally {
-      // Removal is off the critical path: the answer does not wait for it, shutdown() does.
-      const removal = session.destroy().catch((error: unknown) => {
-        logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
-      });
-      options.trackRemoval?.(removal);
-    }
-
-    const result = run.result ?? parseResultLine(run.stdout);
-    let status: AttemptStatus = run.status;
-    if (status === "ok" && (run.exitCode !== 0 || result === undefined))
-      status = run.exitCode === 0 ? "no-result" : "error";
-    const attempt: Attempt = {
-      attempt: attemptNumber,
-      ...(sample ? { sample } : {}),
-      ...(escalated ? { escalated } : {}),
-      program,
-      modelReply: replyText,
-      stdout: run.stdout,
-      stderr: run.stderr,
-      ...outputBytesOf(run),
-      exitCode: run.exitCode,
-      status,
-      ...(status === "ok" ? { result } : {}),
-      truncated: run.truncated,
-      toolCalls: run.toolCalls,
-      timings: {
-        modelMs,
-        containerStartMs,
-        runMs: Math.round(run.runMs),
-        totalMs: Math.round(performance.now() - attemptStarted),
-      },
-      usage: usageOf(reply),
-    };
+    context.signal.throwIfAborted();
+    const { attempt, run } = await runAttempt(context, {
+      ...sampleOptions,
+      attemptNumber,
+      modelMessages,
+      attemptsSoFar: attempts,
+      logger,
+    });
     attempts.push(attempt);
+    context.attempts.push(attempt);
+    const { status } = attempt;
     emit({
       type: "program-end",
       runId,
@@ -323,17 +291,12 @@ async function runSample(
       stderrTail: tail(run.stderr, streamTailCharacters),
     });
     logger?.debug(
-      {
-        attempt: attemptNumber,
-        status,
-        exitCode: run.exitCode,
-        toolCalls: run.toolCalls.length,
-        runMs: attempt.timings.runMs,
-      },
+      { attempt: attemptNumber, status, exitCode: run.exitCode, toolCalls: run.toolCalls.length },
       `code-action exit=${run.exitCode} status=${status} stdout=${JSON.stringify(run.stdout)} stderr=${JSON.stringify(run.stderr)}`,
     );
 
-    if (status === "ok") return { attempts, answer: result };
+    if (status === "ok") return { attempts, answer: attempt.result };
+    context.signal.throwIfAborted();
     if (status === "infrastructure") {
       throw new SandboxRunError({
         runId,
@@ -344,8 +307,7 @@ async function runSample(
     }
     if (attemptNumber <= settings.maxRepairs) {
       const reason = describeFailure({
-        status,
-        exitCode: run.exitCode,
+        ...attempt,
         execTimeout: settings.execTimeout,
         maxToolCalls: settings.maxToolCalls,
       });
@@ -358,14 +320,10 @@ async function runSample(
       });
       const toolError = [...run.toolCalls].reverse().find((call) => call.error)?.error;
       modelMessages.push(
-        new AIMessage({ content: replyText }),
+        new AIMessage({ content: attempt.modelReply }),
         new HumanMessage(
           buildRepairMessage({
-            program,
-            status,
-            exitCode: run.exitCode,
-            stdout: run.stdout,
-            stderr: run.stderr,
+            ...attempt,
             execTimeout: settings.execTimeout,
             maxToolCalls: settings.maxToolCalls,
             toolError,
@@ -375,6 +333,178 @@ async function runSample(
     }
   }
   return { attempts };
+}
+
+type AttemptOptions = SampleOptions & {
+  attemptNumber: number;
+  modelMessages: BaseMessage[];
+  attemptsSoFar: Attempt[];
+  logger?: Logger;
+};
+
+/**
+ * One attempt as a child chain run of the turn ("attempt 2", tagged "repair" or "escalation"):
+ * the model call (a child LLM run), a fresh container, the program and its tool calls (tool runs).
+ */
+async function runAttempt(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+): Promise<{ attempt: Attempt; run: ProgramRun }> {
+  const { attemptNumber, sample, escalated } = attemptOptions;
+  const attemptRun = await startChildRun(context.callbacks, {
+    name: `attempt ${attemptNumber}`,
+    inputs: { attempt: attemptNumber, ...(sample ? { sample } : {}) },
+    tags: [
+      ...(attemptNumber > 1 ? ["repair"] : []),
+      ...(escalated ? ["escalation"] : []),
+      ...(sample ? [`sample:${sample}`] : []),
+    ],
+    metadata: { attempt: attemptNumber, ...(sample ? { sample } : {}), ...(escalated ? { escalated } : {}) },
+  });
+  try {
+    const outcome = await runAttemptSteps(context, attemptOptions, attemptRun?.getChild());
+    const { attempt } = outcome;
+    await attemptRun?.handleChainEnd({
+      status: attempt.status,
+      exitCode: attempt.exitCode,
+      ...(attempt.result === undefined ? {} : { result: attempt.result }),
+    });
+    return outcome;
+  } catch (error) {
+    await attemptRun?.handleChainError(error);
+    throw error;
+  }
+}
+
+async function runAttemptSteps(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  callbacks: CallbackManager | undefined,
+): Promise<{ attempt: Attempt; run: ProgramRun }> {
+  const { options, runId, emit, signal } = context;
+  const { settings } = options;
+  const { attemptNumber, sample, escalated, logger } = attemptOptions;
+  const attemptStarted = performance.now();
+  const reply = await attemptOptions.model.invoke(attemptOptions.modelMessages, {
+    signal,
+    ...(callbacks ? { callbacks } : {}),
+  });
+  const modelMs = Math.round(performance.now() - attemptStarted);
+  const replyText = textOf(reply.content);
+  const program = extractProgram(replyText);
+  emit({ type: "program-start", runId, attempt: attemptNumber, ...(sample ? { sample } : {}), program });
+  logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
+
+  const containerStarted = performance.now();
+  const session = await createSessionFor(context, attemptOptions);
+  const containerStartMs = Math.round(performance.now() - containerStarted);
+
+  const tracker = trackToolCalls(options.tools, callbacks);
+  let run: ProgramRun;
+  try {
+    run = await runProgram({
+      session,
+      program,
+      stubsSource: context.stubsSource,
+      tools: tracker.tools,
+      runId,
+      execTimeout: settings.execTimeout,
+      maxToolCalls: settings.maxToolCalls,
+      approval: options.approval,
+      logger,
+      // Tool events name the attempt and sample their program belongs to (samples run at once).
+      onEvent: (event) => {
+        tracker.onEvent(event);
+        emit(
+          event.type === "tool-call" || event.type === "tool-result"
+            ? { ...event, attempt: attemptNumber, ...(sample ? { sample } : {}) }
+            : event,
+        );
+      },
+      signal,
+    });
+  } finally {
+    // Removal is off the critical path: the answer does not wait for it, shutdown() does (and an
+    // aborted turn does, with the tool calls still running).
+    const removal = session.destroy().catch((error: unknown) => {
+      logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
+    });
+    options.trackRemoval?.(removal);
+    trackCleanup(context, removal);
+    trackCleanup(context, tracker.settled());
+  }
+
+  const result = run.result ?? parseResultLine(run.stdout);
+  let status: AttemptStatus = run.status;
+  if (status === "ok" && (run.exitCode !== 0 || result === undefined))
+    status = run.exitCode === 0 ? "no-result" : "error";
+  const attempt: Attempt = {
+    attempt: attemptNumber,
+    ...(sample ? { sample } : {}),
+    ...(escalated ? { escalated } : {}),
+    program,
+    modelReply: replyText,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    ...outputBytesOf(run),
+    exitCode: run.exitCode,
+    status,
+    ...(status === "ok" ? { result } : {}),
+    truncated: run.truncated,
+    toolCalls: run.toolCalls,
+    timings: {
+      modelMs,
+      containerStartMs,
+      runMs: Math.round(run.runMs),
+      totalMs: Math.round(performance.now() - attemptStarted),
+    },
+    usage: usageOf(reply),
+  };
+  return { attempt, run };
+}
+
+function trackCleanup(context: TurnContext, pending: Promise<unknown>): void {
+  const settled = pending.catch(() => undefined);
+  context.cleanups.add(settled);
+  void settled.finally(() => context.cleanups.delete(settled));
+}
+
+/**
+ * A fresh container for an attempt. When the turn is aborted while the container starts, the
+ * attempt stops waiting at once, and the container is removed as soon as it exists.
+ */
+async function createSessionFor(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+): Promise<SandboxSession> {
+  const { options, runId, signal } = context;
+  const { logger, attemptNumber } = attemptOptions;
+  signal.throwIfAborted();
+  const creating = options.sandbox.createSession(logger ? { logger } : {});
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      trackCleanup(
+        context,
+        creating.then((late) => late.destroy()),
+      );
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([creating, aborted]);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new SandboxRunError({
+      runId,
+      attempts: attemptOptions.attemptsSoFar,
+      cause: error,
+      detail: `a container for attempt ${attemptNumber} did not start (${error instanceof Error ? error.message : String(error)})`,
+    });
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
 }
 
 /** The question (the last user message), the earlier user/assistant text, and any system text. */

@@ -1,13 +1,14 @@
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import type { ApprovalHook, ToolCallRecord } from "../types.ts";
+import type { ApprovalHook, ApprovalRequest, ToolCallRecord } from "../types.ts";
 
 /** What one tool call gives back: the record, and the text the model reads. */
 export type ToolCallOutcome = { record: ToolCallRecord; content: string };
 
 /**
  * Runs one call the model asked for. Nothing here throws: an unknown tool, a denial, bad
- * input and a failing tool all become text for the model, so the loop can go on.
+ * input and a failing tool all become text for the model, so the loop can go on. Only a
+ * cancelled turn (its signal) ends an approval wait with the signal's reason.
  */
 export async function callTool(call: {
   id: string;
@@ -19,6 +20,8 @@ export async function callTool(call: {
   runId: string;
   approval?: ApprovalHook;
   availableTools: string[];
+  /** The turn's signal: the approval hook and the tool receive it. */
+  signal?: AbortSignal;
 }): Promise<ToolCallOutcome> {
   const started = performance.now();
   const toolName = call.tool?.name ?? call.name;
@@ -48,7 +51,12 @@ export async function callTool(call: {
   }
 
   if (call.approval) {
-    const denial = await askApproval(call.approval, { tool: toolName, args: call.args, runId: call.runId });
+    const denial = await askApproval(call.approval, {
+      tool: toolName,
+      args: call.args,
+      runId: call.runId,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
     if (denial !== undefined) {
       const error = `Tool call denied: ${denial}`;
       return finish("denied", error, { error });
@@ -56,7 +64,11 @@ export async function callTool(call: {
   }
 
   try {
-    const result = await call.tool.invoke(call.args, { runId: call.runId });
+    const result = await call.tool.invoke(call.args, {
+      runId: call.runId,
+      callId: call.id,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
     return finish("ok", toContent(result), { result });
   } catch (thrown) {
     const error = thrown instanceof Error ? thrown.message : String(thrown);
@@ -69,14 +81,13 @@ export async function callTool(call: {
  * `{ approved: true }` approve; anything else, and a hook that throws, denies (fails closed).
  * The wording matches the code-action bridge's.
  */
-async function askApproval(
-  approval: ApprovalHook,
-  request: { tool: string; args: Record<string, unknown>; runId: string },
-): Promise<string | undefined> {
+async function askApproval(approval: ApprovalHook, request: ApprovalRequest): Promise<string | undefined> {
   let decision: unknown;
   try {
-    decision = await approval(request);
+    decision = await untilAborted(Promise.resolve(approval(request)), request.signal);
   } catch (thrown) {
+    // A cancelled turn stops waiting for the person: the turn ends, nothing is denied.
+    if (request.signal?.aborted) throw thrown;
     const message = thrown instanceof Error ? thrown.message : String(thrown);
     return `the approval hook failed, so the call to ${request.tool} was not made: ${message}`;
   }
@@ -107,4 +118,18 @@ function isInvalidInput(thrown: unknown): boolean {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  });
 }

@@ -255,8 +255,8 @@ describe("createToolsRunner", () => {
       const { result, events } = await drain(runner.stream(question, "run-a"));
 
       expect(seen).toEqual([
-        { tool: "add", args: { a: 1, b: 2 }, runId: "run-a" },
-        { tool: "add", args: { a: 3, b: 4 }, runId: "run-a" },
+        { tool: "add", args: { a: 1, b: 2 }, runId: "run-a", signal: expect.any(AbortSignal) },
+        { tool: "add", args: { a: 3, b: 4 }, runId: "run-a", signal: expect.any(AbortSignal) },
       ]);
       expect(model.calls[1]?.messages.at(-1)?.content).toBe("Tool call denied: no adding ones");
       expect(tool.invocations).toEqual([{ a: 3, b: 4 }]);

@@ -1,10 +1,12 @@
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import type { Runnable } from "@langchain/core/runnables";
 import type { Logger } from "pino";
+import { AbortError } from "../errors/abort-error.ts";
 import { MaxIterationsError } from "../errors/max-iterations-error.ts";
 import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-error.ts";
+import { bindToolsThrough, type ChatModelRunnable, modelName } from "../model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { type ToolCallTracker, trackToolCalls } from "../tracing/tool-runs.ts";
+import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
 import type { AgentEvent, AgentResult, ApprovalHook, ToolCallRecord } from "../types.ts";
 import { callTool } from "./call-tool.ts";
 import { createToolCatalog } from "./tool-definitions.ts";
@@ -13,7 +15,8 @@ import { createToolTracer } from "./trace-tools.ts";
 export const defaultMaxIterations = 25;
 
 export type ToolsRunnerOptions = {
-  model: BaseChatModel;
+  /** A chat model with tool calling, or a Runnable wrapping one (withRetry, withFallbacks, withConfig). */
+  model: ChatModelRunnable;
   tools: ToolSpec[];
   /** Gates every call; a denial reaches the model as "Tool call denied: <reason>". */
   approval?: ApprovalHook;
@@ -27,7 +30,11 @@ export type ToolsRunnerOptions = {
 };
 
 export type ToolsRunner = {
-  stream(messages: BaseMessage[], runId: string): AsyncGenerator<AgentEvent, AgentResult>;
+  stream(
+    messages: BaseMessage[],
+    runId: string,
+    run?: TurnRunOptions,
+  ): AsyncGenerator<AgentEvent, AgentResult>;
 };
 
 /**
@@ -40,18 +47,43 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
     throw new RangeError(`maxIterations must be a whole number of at least 1, got ${maxIterations}.`);
   }
-  if (typeof model.bindTools !== "function") {
-    throw new ToolCallingUnsupportedError({ modelName: modelName(model) });
-  }
   const catalog = createToolCatalog(tools);
-  const bound: Runnable<BaseMessage[], AIMessage> =
-    catalog.definitions.length > 0 ? model.bindTools(catalog.definitions) : model;
+  const withTools = catalog.definitions.length > 0 ? bindToolsThrough(model, catalog.definitions) : model;
+  if (!withTools) throw new ToolCallingUnsupportedError({ modelName: modelName(model) });
+  const bound: ChatModelRunnable = withTools;
   const availableTools = [...catalog.byModelName.keys()];
   const tracer = options.traceTools ? createToolTracer({ logger: options.logger }) : undefined;
 
   return {
-    async *stream(messages, runId) {
+    async *stream(messages, runId, run = {}) {
+      const { controller, unlink } = linkedController(run.signal);
+      const tracker = trackToolCalls(tools, run.callbacks);
+      let answered = false;
+      try {
+        const result = yield* loop(messages, runId, { ...run, signal: controller.signal, tracker });
+        answered = true;
+        return result;
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+        await tracker.settled();
+        throw new AbortError({ runId, attempts: [], cause: controller.signal.reason });
+      } finally {
+        unlink();
+        if (!answered) controller.abort(new Error("the stream was left before the answer"));
+        await tracker.settled();
+      }
+    },
+  };
+
+  async function* loop(
+    messages: BaseMessage[],
+    runId: string,
+    run: TurnRunOptions & { signal: AbortSignal; tracker: ToolCallTracker },
+  ): AsyncGenerator<AgentEvent, AgentResult> {
+    {
+      const { signal, tracker } = run;
       const started = performance.now();
+      const tracked = new Map(tracker.tools.map((tool) => [tool.name, tool]));
       const logger = options.logger?.child({ runId, component: "tools-pattern" });
       const conversation = [...messages];
       const toolCalls: ToolCallRecord[] = [];
@@ -59,7 +91,10 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
 
       for (let iteration = 1; iteration <= maxIterations; iteration++) {
         const prompt = instructions ? [new SystemMessage(instructions), ...conversation] : conversation;
-        const reply = await bound.invoke(prompt);
+        const reply = (await bound.invoke(prompt, {
+          signal,
+          ...(run.callbacks ? { callbacks: run.callbacks } : {}),
+        })) as AIMessage;
         const requested = requestedCalls(reply);
         logger?.debug({ iteration, toolCalls: requested.length }, "model replied");
 
@@ -73,7 +108,7 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
             answer: reply.text,
             attempts: [],
             toolCalls,
-            timings: { totalMs: performance.now() - started },
+            timings: { totalMs: Math.round(performance.now() - started) },
           };
           yield { type: "answer", runId, result };
           return result;
@@ -95,11 +130,26 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
         for (const call of calls) {
           const tool = catalog.byModelName.get(call.name);
           const toolName = tool?.name ?? call.name;
-          yield { type: "tool-call", runId, id: call.id, tool: toolName, args: call.args };
+          const callEvent = {
+            type: "tool-call" as const,
+            runId,
+            id: call.id,
+            tool: toolName,
+            args: call.args,
+          };
+          tracker.onEvent(callEvent);
+          yield callEvent;
           tracer?.call(toolName, call.args);
           const { record, content } =
             call.parseError === undefined
-              ? await callTool({ ...call, tool, runId, approval, availableTools })
+              ? await callTool({
+                  ...call,
+                  tool: tool && tracked.get(tool.name),
+                  runId,
+                  approval,
+                  availableTools,
+                  signal,
+                })
               : invalidArguments(call, toolName, call.parseError);
           tracer?.result(toolName, content);
           logger?.debug(
@@ -115,7 +165,7 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
               status: record.status === "ok" ? "success" : "error",
             }),
           );
-          yield {
+          const resultEvent: AgentEvent = {
             type: "tool-result",
             runId,
             id: call.id,
@@ -124,12 +174,15 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
             status: record.status,
             ...(record.status === "ok" ? { result: record.result } : { error: record.error }),
           };
+          tracker.onEvent(resultEvent);
+          signal.throwIfAborted();
+          yield resultEvent;
         }
       }
       // Unreachable: the last iteration either answers or throws.
       throw new Error("tools runner ended without an answer");
-    },
-  };
+    }
+  }
 }
 
 type RequestedCall = { id?: string; name: string; args: unknown; parseError?: string };
@@ -181,12 +234,4 @@ function invalidArguments(call: RequestedCall & { id: string }, toolName: string
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function modelName(model: BaseChatModel): string {
-  try {
-    return model._llmType();
-  } catch {
-    return model.constructor.name;
-  }
 }

@@ -1,0 +1,148 @@
+import { execFileSync } from "node:child_process";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, test } from "vitest";
+import { z } from "zod";
+import { AbortError, buildAgent } from "../src/index.ts";
+import { ScriptedChatModel } from "../src/testing/index.ts";
+import { programReply } from "./helpers.ts";
+import { RunRecorder } from "./run-recorder.ts";
+
+/** Containers this test process started that still exist (any state). */
+function containersOfThisProcess(): string[] {
+  return execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=codeaction.owner-pid=${process.pid}`], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
+}
+
+/** A tool that runs until its signal aborts; `state` says whether it is still running. */
+function waitingTool() {
+  const state = { started: 0, running: 0, sawAbort: false };
+  const waiter = tool(
+    async (_input: Record<string, never>, config) => {
+      state.started += 1;
+      state.running += 1;
+      try {
+        await new Promise<void>((_, reject) =>
+          config?.signal?.addEventListener("abort", () => reject(new Error("tool cancelled")), {
+            once: true,
+          }),
+        );
+      } finally {
+        state.sawAbort = config?.signal?.aborted === true;
+        state.running -= 1;
+      }
+      return "never";
+    },
+    { name: "wait_forever", description: "Waits.", schema: z.object({}) },
+  );
+  return { tool: waiter, state };
+}
+
+const sleeper = programReply('import time\ntime.sleep(600)\nprint("RESULT: late")');
+const secondTurn = programReply('print("RESULT: 2")');
+
+describe("cancelling a code-action turn against the real engine", () => {
+  test("the turn is one chain run: attempts (a repair tagged) are its children, each with its model call and tool runs", async () => {
+    const model = new ScriptedChatModel([
+      programReply("raise SystemExit(3)"),
+      programReply('from codeaction_tools import add\nprint("RESULT:", add(a=2, b=3))'),
+    ]);
+    const add = tool(async ({ a, b }: { a: number; b: number }) => a + b, {
+      name: "add",
+      description: "Add.",
+      schema: z.object({ a: z.number(), b: z.number() }),
+    });
+    await using agent = await buildAgent({ model, pattern: "code-action", extraTools: [add] });
+    const recorder = new RunRecorder();
+    const result = await agent.invoke("2 + 3?", { callbacks: [recorder], runName: "analyst" });
+    expect(result.answer).toBe("5");
+    const root = recorder.root();
+    expect(root).toMatchObject({ kind: "chain", name: "analyst", ended: true });
+    const attempts = recorder.children(root);
+    expect(attempts.map((run) => [run.name, run.tags.includes("repair")])).toEqual([
+      ["attempt 1", false],
+      ["attempt 2", true],
+    ]);
+    expect(attempts[0]?.output).toMatchObject({ status: "error", exitCode: 3 });
+    expect(recorder.children(attempts[0]).map((run) => run.kind)).toEqual(["llm"]);
+    const secondChildren = recorder.children(attempts[1]);
+    expect(secondChildren.map((run) => run.kind)).toEqual(["llm", "tool"]);
+    expect(secondChildren[1]?.name).toBe("add");
+    expect(secondChildren[1]).toMatchObject({ ended: true, output: expect.anything() });
+  });
+
+  test("abort while the program runs: AbortError with the attempt, container removed; the next turn works", async () => {
+    const model = new ScriptedChatModel([sleeper, secondTurn]);
+    await using agent = await buildAgent({ model, pattern: "code-action" });
+    const controller = new AbortController();
+    const turn = agent.invoke("sleep", { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("client disconnected")), 3000);
+    const error = await turn.catch((thrown: unknown) => thrown);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).attempts.map((attempt) => attempt.status)).toEqual(["aborted"]);
+    expect(containersOfThisProcess()).toEqual([]);
+    expect((await agent.invoke("1 + 1?")).answer).toBe("2");
+  });
+
+  test("abort while a bridged tool call runs: the tool gets the signal and has stopped, no container is left", async () => {
+    const waiting = waitingTool();
+    const model = new ScriptedChatModel([
+      programReply('from codeaction_tools import wait_forever\nprint("RESULT:", wait_forever())'),
+    ]);
+    await using agent = await buildAgent({ model, pattern: "code-action", extraTools: [waiting.tool] });
+    const controller = new AbortController();
+    const events = await agent.stream("wait", { signal: controller.signal });
+    const error = await (async () => {
+      for await (const event of events) if (event.type === "tool-call") controller.abort();
+    })().catch((thrown: unknown) => thrown);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect(waiting.state).toMatchObject({ started: 1, running: 0, sawAbort: true });
+    expect(containersOfThisProcess()).toEqual([]);
+  });
+
+  test("abort during an approval wait and while the container starts; break out of stream() too", async () => {
+    let approvalSignal: AbortSignal | undefined;
+    const model = new ScriptedChatModel([
+      programReply('from codeaction_tools import add\nprint("RESULT:", add(a=1, b=1))'),
+      sleeper,
+      sleeper,
+    ]);
+    const add = tool(async ({ a, b }: { a: number; b: number }) => a + b, {
+      name: "add",
+      description: "Add.",
+      schema: z.object({ a: z.number(), b: z.number() }),
+    });
+    await using agent = await buildAgent({
+      model,
+      pattern: "code-action",
+      extraTools: [add],
+      approval: ({ signal }) => {
+        approvalSignal = signal;
+        return new Promise<boolean>(() => undefined);
+      },
+    });
+    const approvalAbort = new AbortController();
+    const waiting = (async () => {
+      for await (const event of await agent.stream("1 + 1?", { signal: approvalAbort.signal }))
+        if (event.type === "tool-call") setTimeout(() => approvalAbort.abort(), 200);
+    })();
+    await expect(waiting).rejects.toSatisfy(AbortError.isInstance);
+    expect(approvalSignal?.aborted).toBe(true);
+    expect(containersOfThisProcess()).toEqual([]);
+
+    // program-start comes right before the container is asked for.
+    const startAbort = new AbortController();
+    const starting = (async () => {
+      for await (const event of await agent.stream("sleep", { signal: startAbort.signal }))
+        if (event.type === "program-start") startAbort.abort();
+    })();
+    await expect(starting).rejects.toSatisfy(AbortError.isInstance);
+    expect(containersOfThisProcess()).toEqual([]);
+
+    // Leaving the loop cancels the turn: when the loop's exit completes, the container is gone.
+    for await (const event of await agent.stream("sleep")) if (event.type === "program-start") break;
+    expect(containersOfThisProcess()).toEqual([]);
+  });
+});

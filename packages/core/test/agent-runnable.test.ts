@@ -1,0 +1,241 @@
+import { type AIMessage, HumanMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { tool } from "@langchain/core/tools";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { AbortError, buildAgent, CodeActionError, ConfigError, toMessages } from "../src/index.ts";
+import { ScriptedChatModel } from "../src/testing/index.ts";
+import { RunRecorder } from "./run-recorder.ts";
+
+const add = () =>
+  tool(async ({ a, b }: { a: number; b: number }) => a + b, {
+    name: "add",
+    description: "Add two numbers.",
+    schema: z.object({ a: z.number(), b: z.number() }),
+  });
+
+/** A tool that waits until its signal aborts, and says whether it is still running. */
+function waitingTool() {
+  const state = { started: 0, running: 0, sawAbort: false };
+  const started = { resolve: () => undefined as void };
+  const firstStart = new Promise<void>((resolve) => {
+    started.resolve = resolve;
+  });
+  const waiter = tool(
+    async (_input: Record<string, never>, config) => {
+      state.started += 1;
+      state.running += 1;
+      started.resolve();
+      try {
+        await new Promise<void>((_, reject) => {
+          const signal = config?.signal;
+          if (!signal) return;
+          signal.addEventListener("abort", () => reject(new Error("tool cancelled")), { once: true });
+        });
+      } finally {
+        state.sawAbort = config?.signal?.aborted === true;
+        state.running -= 1;
+      }
+      return "never";
+    },
+    { name: "wait_forever", description: "Waits.", schema: z.object({}) },
+  );
+  return { tool: waiter, state, firstStart };
+}
+
+describe("the agent as a LangChain Runnable (tools pattern, scripted model)", () => {
+  it("is one chain run with runName, tags and metadata; model calls and tool calls are its children", async () => {
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 2, b: 3 } }] }, "5"]);
+    await using agent = await buildAgent({ model, extraTools: [add()] });
+    const recorder = new RunRecorder();
+    const result = await agent.invoke("What is 2 + 3?", {
+      callbacks: [recorder],
+      tags: ["checkout"],
+      metadata: { user: "u-1" },
+      runName: "math-agent",
+    });
+    expect(result.answer).toBe("5");
+    const root = recorder.root();
+    expect(root).toMatchObject({ kind: "chain", name: "math-agent", ended: true });
+    expect(root.tags).toContain("checkout");
+    expect(root.metadata).toMatchObject({ user: "u-1", codeactionRunId: result.runId });
+    expect(root.output).toMatchObject({ answer: "5", runId: result.runId });
+    const children = recorder.children(root);
+    expect(children.map((run) => run.kind)).toEqual(["llm", "tool", "llm"]);
+    const toolRun = children[1];
+    expect(toolRun).toMatchObject({ name: "add", ended: true, output: expect.anything() });
+    expect(String(toolRun?.input)).toContain('"a":2');
+    // Tags and metadata reach every child run.
+    for (const child of children) {
+      expect(child.tags).toContain("checkout");
+      expect(child.metadata).toMatchObject({ user: "u-1" });
+    }
+  });
+
+  it("reports a refused call as a failed tool run and the error of a failing turn on the chain run", async () => {
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 1, b: 1 } }] }, "no"]);
+    await using agent = await buildAgent({ model, extraTools: [add()], approval: () => false });
+    const recorder = new RunRecorder();
+    await agent.invoke("1 + 1?", { callbacks: [recorder] });
+    const [, toolRun] = recorder.children(recorder.root());
+    expect(toolRun).toMatchObject({ kind: "tool", name: "add", ended: true });
+    expect(toolRun?.error).toContain("not approved");
+
+    const failing = await buildAgent({ model: new ScriptedChatModel([]) });
+    const failed = new RunRecorder();
+    await expect(failing.invoke("hi", { callbacks: [failed] })).rejects.toThrow(/no reply left|replies/i);
+    expect(failed.root().error).toBeDefined();
+  });
+
+  it("takes every message-like LangChain takes, and refuses non-text parts with the fix", () => {
+    const messages = toMessages({
+      messages: [
+        ["system", "Be brief."],
+        { role: "human", content: "Hi" },
+        ["ai", "Hello."],
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Sum " },
+            { type: "text", text: "it." },
+          ],
+        },
+        new HumanMessage("And now?"),
+      ],
+    });
+    expect(messages.map((message) => message.getType())).toEqual(["system", "human", "ai", "human", "human"]);
+    expect(toMessages("just a string")[0]?.getType()).toBe("human");
+    expect(toMessages([["user", "tuple list"]])[0]?.content).toBe("tuple list");
+    expect(() =>
+      toMessages({ messages: [{ role: "user", content: [{ type: "image_url", image_url: "x" }] as never }] }),
+    ).toThrow(/messages\[0\]\.content\[0\] is a "image_url" part; the agent reads text only/);
+    expect(() => toMessages({ messages: [{ role: "tool", content: "x" } as never] })).toThrow(
+      /role "tool"; use "user" \(or "human"\)/,
+    );
+  });
+
+  it("cancels during the model call: rejects with an AbortError carrying the run id", async () => {
+    const model = new ScriptedChatModel(["never used"]);
+    const slow = RunnableLambda.from(
+      (_input: unknown, config?: { signal?: AbortSignal }) =>
+        new Promise<AIMessage>((_, reject) =>
+          config?.signal?.addEventListener("abort", () => reject(config.signal?.reason), { once: true }),
+        ),
+    );
+    await using agent = await buildAgent({ model: slow.withFallbacks([model]) as never });
+    const controller = new AbortController();
+    const turn = agent.invoke("hi", { signal: controller.signal });
+    setTimeout(() => controller.abort(new Error("client went away")), 50);
+    const error = await turn.catch((thrown: unknown) => thrown);
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect((error as AbortError).name).toBe("AbortError");
+    expect((error as AbortError).runId).toMatch(/^run_/);
+    expect((error as AbortError).message).toContain("client went away");
+  });
+
+  it("cancels a running tool call: the tool gets the signal and has stopped when invoke rejects; the next turn works", async () => {
+    const waiting = waitingTool();
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: "wait_forever", args: {} }] }, "second turn"]);
+    await using agent = await buildAgent({ model, extraTools: [waiting.tool] });
+    const controller = new AbortController();
+    const turn = agent.invoke("wait", { signal: controller.signal });
+    await waiting.firstStart;
+    controller.abort();
+    await expect(turn).rejects.toSatisfy(AbortError.isInstance);
+    expect(waiting.state).toMatchObject({ started: 1, running: 0, sawAbort: true });
+    expect((await agent.invoke("again")).answer).toBe("second turn");
+  });
+
+  it("cancels an approval wait: the hook receives the signal", async () => {
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }]);
+    let hookSignal: AbortSignal | undefined;
+    const asked = { resolve: () => undefined as void, promise: Promise.resolve() };
+    asked.promise = new Promise<void>((resolve) => {
+      asked.resolve = resolve;
+    });
+    await using agent = await buildAgent({
+      model,
+      extraTools: [add()],
+      approval: ({ signal }) => {
+        hookSignal = signal;
+        asked.resolve();
+        return new Promise<boolean>(() => undefined);
+      },
+    });
+    const controller = new AbortController();
+    const turn = agent.invoke("1 + 2?", { signal: controller.signal });
+    await asked.promise;
+    controller.abort();
+    await expect(turn).rejects.toSatisfy(AbortError.isInstance);
+    expect(hookSignal?.aborted).toBe(true);
+  });
+
+  it("leaving stream() early cancels the turn; stream yields the steps, the last one the answer", async () => {
+    const waiting = waitingTool();
+    const model = new ScriptedChatModel([{ toolCalls: [{ name: "wait_forever", args: {} }] }, "unused"]);
+    await using agent = await buildAgent({ model, extraTools: [waiting.tool] });
+    const recorder = new RunRecorder();
+    for await (const event of await agent.stream("wait", { callbacks: [recorder] })) {
+      expect(event.type).toBe("tool-call");
+      break;
+    }
+    // The stream pulls nothing ahead: the requested tool never ran, the model was not asked again.
+    expect(waiting.state).toMatchObject({ started: 0, running: 0 });
+    expect(model.calls).toHaveLength(1);
+    expect(recorder.root().error).toMatch(/AbortError/);
+
+    const answering = await buildAgent({ model: new ScriptedChatModel(["done"]) });
+    const events = [];
+    for await (const event of await answering.stream([["user", "go"]])) events.push(event.type);
+    expect(events).toEqual(["answer"]);
+  });
+
+  it("works with batch, withConfig, pipe, and models wrapped in withRetry and withFallbacks", async () => {
+    const flaky = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 1, b: 1 } }] }, "2", "4"]);
+    // A model with no replies throws on every call: the fallback answers.
+    const failing = new ScriptedChatModel([]);
+    await using agent = await buildAgent({
+      model: failing
+        .withRetry({ stopAfterAttempt: 2 })
+        .withFallbacks([flaky.withConfig({ tags: ["fallback"] })]),
+      extraTools: [add()],
+    });
+    // The tools reached the fallback's model: it was asked with the add tool bound.
+    expect((await agent.invoke("1 + 1?")).answer).toBe("2");
+    expect(flaky.calls[0]?.tools).toHaveLength(1);
+    const piped = agent.withConfig({ runName: "inner" }).pipe((result) => result.answer.toUpperCase());
+    expect(await piped.invoke("2 + 2?")).toBe("4");
+    const [first] = await agent.batch(["x"], {}, { returnExceptions: true });
+    expect(CodeActionError.isInstance(first) || first instanceof Error).toBe(true);
+  });
+
+  it("is a tool for another agent: the outer run's callbacks and signal reach the inner agent", async () => {
+    const inner = await buildAgent({ model: new ScriptedChatModel(["42"]) });
+    const asTool = inner.asTool({ name: "analyst", description: "Answers data questions." });
+    const outerModel = new ScriptedChatModel([
+      { toolCalls: [{ name: "analyst", args: { question: "the answer?" } }] },
+      "The analyst says 42.",
+    ]);
+    await using outer = await buildAgent({ model: outerModel, extraTools: [asTool] });
+    const recorder = new RunRecorder();
+    const result = await outer.invoke("ask the analyst", { callbacks: [recorder] });
+    expect(result.toolCalls[0]).toMatchObject({ tool: "analyst", status: "ok", result: "42" });
+    const toolRun = recorder.children(recorder.root()).find((run) => run.kind === "tool");
+    expect(toolRun?.name).toBe("analyst");
+    const innerRun = recorder.children(toolRun).find((run) => run.kind === "chain");
+    expect(innerRun).toMatchObject({ name: "CodeActionAgent", ended: true, output: { answer: "42" } });
+    await inner.shutdown();
+  });
+
+  it("refuses options that do nothing for code-action", async () => {
+    for (const option of [{ traceTools: true }, { maxIterations: 3 }]) {
+      const error = await buildAgent({
+        model: new ScriptedChatModel([]),
+        pattern: "code-action",
+        ...option,
+      }).catch((thrown: unknown) => thrown);
+      expect(ConfigError.isInstance(error)).toBe(true);
+      expect((error as Error).message).toMatch(/only apply to pattern "tools", but pattern is "code-action"/);
+    }
+  });
+});
