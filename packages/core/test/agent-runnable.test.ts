@@ -17,7 +17,7 @@ const add = () =>
 /** A tool that waits until its signal aborts, and says whether it is still running. */
 function waitingTool() {
   const state = { started: 0, running: 0, sawAbort: false };
-  const started = { resolve: () => undefined as void };
+  const started: { resolve: () => void } = { resolve: () => undefined };
   const firstStart = new Promise<void>((resolve) => {
     started.resolve = resolve;
   });
@@ -149,7 +149,10 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
   it("cancels an approval wait: the hook receives the signal", async () => {
     const model = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 1, b: 2 } }] }]);
     let hookSignal: AbortSignal | undefined;
-    const asked = { resolve: () => undefined as void, promise: Promise.resolve() };
+    const asked: { resolve: () => void; promise: Promise<void> } = {
+      resolve: () => undefined,
+      promise: Promise.resolve(),
+    };
     asked.promise = new Promise<void>((resolve) => {
       asked.resolve = resolve;
     });

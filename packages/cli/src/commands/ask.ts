@@ -1,4 +1,4 @@
-import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption } from "@codeaction/core";
+import type { Agent, AgentResult, Attempt, ModelOption } from "@codeaction/core";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";

@@ -118,6 +118,7 @@ const statusText: Record<ProgramRunResult["status"], string> = {
   "no-result": "no RESULT line: a code-action turn would count this as a failed attempt",
   "tool-limit": "stopped at the tool-call limit",
   infrastructure: "the sandbox failed",
+  aborted: "cancelled; the program was killed",
 };
 
 /** `[run] ok, exit 0, 2 tool calls, 1.3 s. RESULT: 42` */

@@ -194,6 +194,7 @@ const failureText: Record<ProgramRunResult["status"], string> = {
   "no-result": "The program ended without printing a `RESULT: <answer>` line",
   "tool-limit": "The program went over its tool-call limit",
   infrastructure: "The sandbox failed",
+  aborted: "The run was cancelled and the program killed",
 };
 
 function describeFailure(run: ProgramRunResult): string {
