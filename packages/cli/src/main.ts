@@ -35,6 +35,7 @@ const commands: Record<string, () => Promise<Command>> = {
   tools: async () => (await import("./commands/tools.ts")).toolsCommand,
   run: async () => (await import("./commands/run.ts")).runCommand,
   mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
+  check: async () => (await import("./commands/check.ts")).checkCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
 };
 

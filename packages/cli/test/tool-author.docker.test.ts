@@ -31,16 +31,8 @@ async function programFile(name: string, lines: string[]): Promise<string> {
 
 describe("codeaction run FILE.py --server CMD", () => {
   it("runs the program with the server's stubs bridged and prints its output, each tool call and the RESULT", async () => {
-    const program = await programFile("weather.py", [
-      "import json",
-      'weather = get_structured_content(location="Chicago")',
-      'print("humidity", weather["humidity"])',
-      "try:",
-      '    get_sum(a="one", b=2)',
-      "except ToolError as error:",
-      '    print("refused:", str(error)[:40])',
-      'print("RESULT:", json.dumps({"temperature": weather["temperature"], "sum": get_sum(a=2, b=3)}))',
-    ]);
+    // The program docs/mcp.md shows.
+    const program = join(repositoryRoot, "examples/tool-author/weather.py");
     const run = await runCli(["run", program, "--server", everythingServer]);
     expect(run.exitCode, run.stderr).toBe(0);
     // stdout is the program's own output.
