@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildAgent, parseBuildAgentOptions } from "./build-agent.ts";
+import { buildAgent, parseBuildAgentOptions, withDefaultPool } from "./build-agent.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { ScriptedChatModel } from "./testing/index.ts";
 
@@ -29,6 +29,13 @@ describe("buildAgent options", () => {
       decimals: 2,
     });
     expect(parseBuildAgentOptions({ model }).pattern).toBe("tools");
+  });
+
+  it("gives code-action a warm pool of one container per sample unless pool is set (0 turns it off)", () => {
+    expect(withDefaultPool({}, 1)).toEqual({ pool: 1 });
+    expect(withDefaultPool({ network: "none" }, 3)).toEqual({ network: "none", pool: 3 });
+    expect(withDefaultPool({ pool: 0 }, 2)).toEqual({ pool: 0 });
+    expect(withDefaultPool({ pool: 4 }, 1)).toEqual({ pool: 4 });
   });
 
   it("refuses an unknown option, naming the valid ones and a likely spelling", async () => {

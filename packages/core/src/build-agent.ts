@@ -41,7 +41,10 @@ export type BuildAgentOptions = {
   model: ModelOption;
   /** "tools" (default): a tool-calling loop. "code-action": one Python program per turn in a container. */
   pattern?: "code-action" | "tools";
-  /** Sandbox settings. With code-action: the program's containers (default { network: "none" }). With tools: shell mode. */
+  /**
+   * Sandbox settings. With code-action: the programs' containers (default { network: "none" }, and a
+   * warm pool of one container per sample: `pool: 0` turns it off). With tools: shell mode.
+   */
   sandbox?: true | SandboxConfigInput;
   /** LangChain tools (zod schemas) the agent may call. */
   extraTools?: StructuredToolInterface[];
@@ -216,10 +219,14 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
     options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
 
   // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
-  // With a warm pool, each pooled container starts the bridge relay ahead of need.
-  const manager =
-    codeAction || shellMode
-      ? new SandboxManager(sandboxInput, { logger, ...(codeAction ? { warmCommand: relayCommand() } : {}) })
+  // Code-action is warm by default: each pooled container starts the bridge relay ahead of need.
+  const manager = codeAction
+    ? new SandboxManager(withDefaultPool(sandboxInput, options.codeAction.samples), {
+        logger,
+        warmCommand: relayCommand(),
+      })
+    : shellMode
+      ? new SandboxManager(sandboxInput, { logger })
       : undefined;
   const cleanups: Array<() => Promise<void>> = [];
   const pendingRemovals = new Set<Promise<void>>();
@@ -311,6 +318,14 @@ function refuseDuplicateNames(tools: ToolSpec[]): void {
     }
     seen.set(tool.name, tool.origin);
   }
+}
+
+/**
+ * Code-action's sandbox settings with the warm pool on unless the caller set `pool`: one container
+ * per program a turn runs at once (`samples`), so the next turn's container is already started.
+ */
+export function withDefaultPool(input: SandboxConfigInput, samples: number): SandboxConfigInput {
+  return input.pool === undefined ? { ...input, pool: Math.max(1, samples) } : input;
 }
 
 /** What the prompt says the sandbox has. */

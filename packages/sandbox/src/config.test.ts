@@ -32,6 +32,7 @@ describe("parseSandboxConfig", () => {
       readOnlyRootfs: true,
       maxOutputBytes: 1048576,
       pool: 0,
+      poolIdleSeconds: 300,
       // Two per core, 4 to 16: 4 on 2 cores.
       maxConcurrent: Math.min(16, Math.max(4, 2 * availableParallelism())),
     });
@@ -71,6 +72,9 @@ describe("parseSandboxConfig", () => {
     expect(errorOf({ timeout: 0 }).message).toContain("timeout must be between 1 and 86400");
     expect(errorOf({ maxConcurrent: 0 }).message).toContain("maxConcurrent must be an integer of at least 1");
     expect(errorOf({ pool: -1 }).message).toContain("pool must be an integer of at least 0");
+    expect(errorOf({ poolIdleSeconds: 0 }).message).toContain(
+      "poolIdleSeconds must be between 1 and 86400, got 0",
+    );
   });
 
   it("accepts the network forms, including the allow-list that another issue enforces", () => {

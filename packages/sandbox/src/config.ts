@@ -149,6 +149,12 @@ const schemaShape = {
   readOnlyRootfs: z.boolean().default(true),
   maxOutputBytes: positiveCount({ name: "maxOutputBytes", minimum: 1 }).default(1024 * 1024),
   pool: positiveCount({ name: "pool", minimum: 0 }).default(0),
+  poolIdleSeconds: rangeNumber({
+    name: "poolIdleSeconds",
+    minimum: 1,
+    maximum: 86400,
+    integer: false,
+  }).default(300),
   maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(defaultMaxConcurrent),
 };
 

@@ -7,27 +7,26 @@ import { Demultiplexer } from "./demultiplex.ts";
 /**
  * A bash program that uses builtins only (no fork): it still works when a fork bomb has used every
  * pid the container may have. It reads requests on stdin, one a line:
- * - `kill <id> <infra pid>...`: freezes every process of the user (`kill -STOP -1`), SIGKILLs every
+ * - `kill <id>`: freezes every process of the user (`kill -STOP -1`), SIGKILLs every
  *   process whose environment holds CODEACTION_EXEC_ID=<id> (the marker each command gets; setsid,
  *   nohup and double forks inherit it) and every process that carries no marker at all or hides its
  *   environment (`env -i`, a non-dumpable process: it escaped its command, so it is killed too),
- *   sparing the container's own processes (the infra pids: PID 1, the sandbox's init), this
- *   helper, zombies and processes of other running commands (another marker). Repeats until a
- *   frozen scan finds none, then thaws the others (`kill -CONT -1`); answers
+ *   sparing the container's own process (PID 1, the sandbox's init, which never forks: see
+ *   init.ts), this helper, zombies and processes of other running commands (another marker).
+ *   Repeats until a frozen scan finds none, then thaws the others (`kill -CONT -1`); answers
  *   `killed <count> survivors <count>`.
  * - `oom`: the memory cgroup's oom_kill counter (`oom <n>` or `oom unknown`).
  * - `ping`: `pong`.
  */
 export const killHelperScript = `
 set +e
-# $1: the marker entry to kill; $2: " infra pids " to spare.
+# $1: the marker entry to kill. PID 1 (the sandbox's init) and this helper are spared.
 marker_scan() {
   found=()
   local dir pid entry statline state mine other
   for dir in /proc/[0-9]*; do
     pid=\${dir#/proc/}
-    [ "$pid" = "$$" ] && continue
-    case "$2" in *" $pid "*) continue ;; esac
+    [ "$pid" = "$$" ] || [ "$pid" = 1 ] && continue
     statline=""
     { read -r statline < "$dir/stat"; } 2>/dev/null
     [ -z "$statline" ] && continue
@@ -44,14 +43,12 @@ marker_scan() {
 }
 kill_marker() {
   local round total=0 marker="$1"
-  shift
-  local infra=" $* "
   # Freeze every process of this user (kill -1 spares PID 1 and the helper itself): a stopped process
   # cannot fork and takes no CPU, so a fork bomb stands still while it is scanned. Then SIGKILL the
   # marked ones, and repeat until a scan of the frozen container finds none. Then thaw the rest.
   for round in {1..60}; do
     kill -STOP -1 2>/dev/null
-    marker_scan "$marker" "$infra"
+    marker_scan "$marker"
     if [ \${#found[@]} -eq 0 ]; then
       kill -CONT -1 2>/dev/null
       echo "killed $total survivors 0"
@@ -61,7 +58,7 @@ kill_marker() {
     total=$((total + \${#found[@]}))
     read -r -t 0.01 _ignored
   done
-  marker_scan "$marker" "$infra"
+  marker_scan "$marker"
   kill -CONT -1 2>/dev/null
   echo "killed $total survivors \${#found[@]}"
 }
@@ -76,15 +73,10 @@ oom_count() {
   done
   echo "oom unknown"
 }
-# What runs before any command: PID 1 (the sandbox's init) and any exec of the launch. The first helper reports them; the host passes them back with every kill.
-infra=""
-for dir in /proc/[0-9]*; do
-  [ "\${dir#/proc/}" = "$$" ] || infra+=" \${dir#/proc/}"
-done
-echo "ready $$ infra$infra"
+echo "ready $$"
 while read -r request id rest; do
   case "$request" in
-    kill) kill_marker "${execMarkerName}=$id" $rest ;;
+    kill) kill_marker "${execMarkerName}=$id" ;;
     oom) oom_count ;;
     ping) echo pong ;;
     *) echo "unknown $request" ;;
@@ -104,7 +96,7 @@ export class KillHelper {
   private closedError: Error | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 
-  private constructor(stream: NodeJS.ReadWriteStream) {
+  private constructor(stream: NodeJS.ReadWriteStream, logger?: Logger) {
     this.stream = stream;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
@@ -124,6 +116,18 @@ export class KillHelper {
     stdout.on("end", close);
     stream.on("close", close);
     stream.on("error", (error: Error) => this.fail(error));
+    this.ready = this.read(10_000)
+      .then((first) => {
+        const ready = /^ready (\d+)$/.exec(first);
+        if (!ready) throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
+        logger?.debug({ helperPid: ready[1] }, "kill helper ready");
+      })
+      .catch((error: Error) => {
+        this.fail(error);
+        throw error;
+      });
+    this.ready.catch(() => undefined);
+    this.queue = this.ready;
   }
 
   private fail(error: Error): void {
@@ -135,17 +139,17 @@ export class KillHelper {
     return this.closedError === undefined;
   }
 
-  /** The container's own processes, spared by every kill: what ran before the first helper started. */
-  infraPids: number[] = [];
+  /**
+   * Resolves once the helper runs and answers (it reports its pid first); rejects if it did not
+   * start. Requests wait for it. No program may run before it resolves (the session waits).
+   */
+  readonly ready: Promise<void>;
 
   /**
-   * Starts a helper. `infraPids` comes from the container's first helper: a later one (started
-   * because the code killed the first) must not take what runs by then as the container's own.
+   * Starts a helper and returns as soon as its exec is started: whoever needs it waits for `ready`,
+   * so its start overlaps with other work (the read-back of the container, the relay's exec).
    */
-  static async start(
-    container: Dockerode.Container,
-    options: { logger?: Logger; infraPids?: number[] } = {},
-  ): Promise<KillHelper> {
+  static async start(container: Dockerode.Container, options: { logger?: Logger } = {}): Promise<KillHelper> {
     const exec = await container.exec({
       Cmd: ["bash", "-c", killHelperScript, "codeaction-kill-helper"],
       AttachStdin: true,
@@ -157,13 +161,7 @@ export class KillHelper {
     const stream = (await exec.start({ hijack: true, stdin: true, Tty: false })) as NodeJS.ReadWriteStream;
     // The helper lives as long as the container; it must not keep the host process alive.
     (stream as unknown as { unref?: () => void }).unref?.();
-    const helper = new KillHelper(stream);
-    const first = await helper.read(10_000);
-    const ready = /^ready (\d+) infra((?: \d+)*)$/.exec(first);
-    if (!ready) throw new Error(`the kill helper did not start: ${JSON.stringify(first)}`);
-    helper.infraPids = options.infraPids ?? (ready[2] ?? "").split(" ").filter(Boolean).map(Number);
-    options.logger?.debug({ helperPid: ready[1], infraPids: helper.infraPids }, "kill helper ready");
-    return helper;
+    return new KillHelper(stream, options.logger);
   }
 
   private read(timeoutMs: number): Promise<string> {
@@ -206,7 +204,7 @@ export class KillHelper {
    * killHelperScript); returns how many were killed and how many survive.
    */
   async killMarked(id: string): Promise<{ killed: number; survivors: number }> {
-    const answer = await this.request(`kill ${id} ${this.infraPids.join(" ")}`.trimEnd(), {
+    const answer = await this.request(`kill ${id}`, {
       timeoutMs: 15_000,
     });
     const match = /^killed (\d+) survivors (\d+)$/.exec(answer);

@@ -18,6 +18,12 @@ export type LaunchedContainer = {
   helper: KillHelper;
 };
 
+/** The value of a settled promise, or its rejection thrown. */
+function settledValue<Value>(outcome: PromiseSettledResult<Value>): Value {
+  if (outcome.status === "rejected") throw outcome.reason;
+  return outcome.value;
+}
+
 /**
  * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation
  * removes the container before the error leaves. The deadline is absolute: the container's PID 1
@@ -55,12 +61,22 @@ export async function launchContainer(
   let lifeline: NodeJS.ReadWriteStream | undefined;
   let helper: KillHelper | undefined;
   try {
-    // Verify before start: nothing runs until every flag is known to have taken.
-    const created = await container.inspect();
-    verifyContainerSpec(created, config, verifyOptions);
-    lifeline = await attachLifeline(container);
+    // Verify before start: nothing runs until every flag is known to have taken. The lifeline's
+    // attach goes out at the same time (it starts nothing).
+    const [created, attached] = await Promise.allSettled([
+      container.inspect(),
+      attachLifeline(container).then((attachment) => (lifeline = attachment)),
+    ]);
+    verifyContainerSpec(settledValue(created), config, verifyOptions);
+    const attachedLifeline = settledValue(attached);
     await container.start();
-    const started = await container.inspect();
+    // The read-back after start and the kill helper's exec overlap; the helper is our own script,
+    // and no program runs before both are done (the session waits for `helper.ready`).
+    const [inspected, helping] = await Promise.allSettled([
+      container.inspect(),
+      KillHelper.start(container, logger ? { logger } : {}).then((started) => (helper = started)),
+    ]);
+    const started = settledValue(inspected);
     verifyContainerSpec(started, config, verifyOptions);
     if (!started.State.Running) {
       throw new SandboxError(
@@ -70,9 +86,9 @@ export async function launchContainer(
         },
       );
     }
-    helper = await KillHelper.start(container, logger ? { logger } : {});
+    const startedHelper = settledValue(helping);
     logger?.debug({ runtime: started.HostConfig.Runtime }, "sandbox container started");
-    return { container, containerId: container.id, lifeline, helper };
+    return { container, containerId: container.id, lifeline: attachedLifeline, helper: startedHelper };
   } catch (error) {
     helper?.close();
     closeLifeline(lifeline);

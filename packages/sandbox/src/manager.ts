@@ -12,6 +12,7 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { launchContainer } from "./launch.ts";
+import { closeLifeline } from "./lifeline.ts";
 import { requireProxyImage } from "./network/egress-proxy.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
@@ -85,6 +86,7 @@ export class SandboxManager {
       create: () => this.createPooledSession(),
       discard: (session) => session.destroy(),
       usable: (session) => session.warmAndAlive && Date.now() - session.createdAt < poolMaximumIdleMs,
+      idleDrainMs: this.config.poolIdleSeconds * 1000,
       ...(this.logger ? { logger: this.logger } : {}),
     });
   }
@@ -276,16 +278,20 @@ export class SandboxManager {
         ...(this.logger ? { logger: this.logger } : {}),
       });
     const launched = await launch();
+    const warmCommand = this.warmCommand;
     let warm: WarmProcess | undefined;
-    if (this.warmCommand) {
-      try {
-        warm = await WarmProcess.start(launched, this.warmCommand, { cwd: this.config.workdir });
-      } catch (error) {
-        launched.helper.close();
-        (launched.lifeline as unknown as { destroy?: () => void }).destroy?.();
-        await removeContainer(launched.container).catch(() => undefined);
-        throw error;
-      }
+    try {
+      // A pool container is handed out only with its kill helper ready; its warm command starts
+      // meanwhile.
+      [warm] = await Promise.all([
+        warmCommand ? WarmProcess.start(launched, warmCommand, { cwd: this.config.workdir }) : undefined,
+        launched.helper.ready,
+      ]);
+    } catch (error) {
+      launched.helper.close();
+      closeLifeline(launched.lifeline);
+      await removeContainer(launched.container).catch(() => undefined);
+      throw error;
     }
     return new PooledSession(
       {

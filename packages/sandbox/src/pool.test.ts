@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { ContainerPool, type ContainerPoolOptions } from "./pool.ts";
 
 // The pool's bookkeeping with stand-in containers: ordering, the live bound, discards, failures.
@@ -174,5 +174,63 @@ describe("ContainerPool", () => {
     await pool.drain();
     await expect(second).rejects.toMatchObject({ code: "manager-closed" });
     first.release();
+  });
+
+  test("after its idle period with no take the pool removes its containers and sleeps; the next take refills it", async () => {
+    vi.useFakeTimers();
+    try {
+      const { pool, created, discarded } = fakePool({ size: 2, maxConcurrent: 4, idleDrainMs: 60_000 });
+      pool.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pool.status()).toMatchObject({ idle: 2, live: 2, asleep: false });
+      // A take restarts the idle period.
+      await vi.advanceTimersByTimeAsync(40_000);
+      const first = await pool.take();
+      pool.release();
+      await vi.advanceTimersByTimeAsync(40_000);
+      expect(pool.status()).toMatchObject({ idle: 2, asleep: false });
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(pool.status()).toMatchObject({ idle: 0, live: 0, asleep: true });
+      expect(discarded.map((fake) => fake.id).sort()).toEqual([2, 3]);
+      // Asleep, nothing refills (not even on the periodic check).
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(created).toHaveLength(3);
+      const second = await pool.take();
+      expect([first.id, second.id]).toEqual([1, 4]);
+      await vi.advanceTimersByTimeAsync(0);
+      expect(pool.status()).toMatchObject({ idle: 2, asleep: false });
+      pool.release();
+      await pool.drain();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  test("a container that finishes starting while the pool sleeps is removed, not kept", async () => {
+    vi.useFakeTimers();
+    try {
+      const pending = deferred<Fake>();
+      const discarded: number[] = [];
+      const pool = new ContainerPool<Fake>({
+        size: 1,
+        maxConcurrent: 2,
+        idleDrainMs: 1000,
+        create: () => pending.promise,
+        discard: async (fake) => {
+          discarded.push(fake.id);
+        },
+        usable: () => true,
+      });
+      pool.start();
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(pool.status()).toMatchObject({ asleep: true, starting: 1 });
+      pending.resolve({ id: 7, usable: true });
+      await vi.advanceTimersByTimeAsync(0);
+      expect(discarded).toEqual([7]);
+      expect(pool.status()).toMatchObject({ idle: 0, live: 0 });
+      await pool.drain();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -17,6 +17,11 @@ export type ContainerPoolOptions<Item> = {
   retryDelayMs?: number;
   /** How often idle containers are checked and replaced when no longer usable. Default 30 s. */
   checkIntervalMs?: number;
+  /**
+   * After this long with no `take`, the idle containers are removed and the pool stops refilling
+   * until the next `take` (which refills it). Undefined: the pool stays full.
+   */
+  idleDrainMs?: number;
 };
 
 /** A slot for a container the caller starts itself; call `release` once that container is gone. */
@@ -29,6 +34,8 @@ type Waiter<Item> =
 export type PoolStatus = {
   /** Warm containers waiting to be handed out. */
   idle: number;
+  /** The pool was drained after an idle period and refills at the next request for a container. */
+  asleep: boolean;
   /** Containers being started (pool fills and on-demand starts). */
   starting: number;
   /** Every live container counted against maxConcurrent. */
@@ -64,6 +71,8 @@ export class ContainerPool<Item> {
   private retryAt = 0;
   private retryTimer: NodeJS.Timeout | undefined;
   private checkTimer: NodeJS.Timeout | undefined;
+  private idleDrainTimer: NodeJS.Timeout | undefined;
+  private asleep = false;
   private drained = false;
 
   constructor(options: ContainerPoolOptions<Item>) {
@@ -76,11 +85,15 @@ export class ContainerPool<Item> {
     this.size = options.size;
     this.maxConcurrent = options.maxConcurrent;
     this.retryDelayMs = options.retryDelayMs ?? 1000;
+    if (options.idleDrainMs !== undefined && !(options.idleDrainMs > 0)) {
+      throw new RangeError("idleDrainMs must be > 0");
+    }
   }
 
   status(): PoolStatus {
     return {
       idle: this.idle.length,
+      asleep: this.asleep,
       starting: this.fills + this.demands,
       live: this.live,
       waiting: this.waiters.length,
@@ -94,11 +107,14 @@ export class ContainerPool<Item> {
       this.checkTimer = setInterval(() => this.checkIdle(), this.options.checkIntervalMs ?? 30_000);
       this.checkTimer.unref();
     }
+    this.armIdleDrain();
     this.pump();
   }
 
   /** A warm container for one caller, in arrival order. The caller destroys it, then calls `release`. */
   take(): Promise<Item> {
+    this.asleep = false;
+    this.armIdleDrain();
     return this.enqueue<Item>((resolve, reject) => ({ kind: "take", resolve, reject }));
   }
 
@@ -121,6 +137,7 @@ export class ContainerPool<Item> {
     this.drained = true;
     clearInterval(this.checkTimer);
     clearTimeout(this.retryTimer);
+    clearTimeout(this.idleDrainTimer);
     this.checkTimer = undefined;
     const error = new SandboxError(
       "The sandbox manager was cleaned up while this request waited for a container.",
@@ -182,7 +199,26 @@ export class ContainerPool<Item> {
       }, this.retryAt - now).unref();
       return;
     }
+    if (this.asleep) return;
     while (this.idle.length + this.fills < this.size && this.live < this.maxConcurrent) this.launch("fill");
+  }
+
+  /** (Re)starts the idle period: when it passes with no `take`, the pool sleeps. */
+  private armIdleDrain(): void {
+    const idleDrainMs = this.options.idleDrainMs;
+    if (idleDrainMs === undefined || this.drained || this.size === 0) return;
+    clearTimeout(this.idleDrainTimer);
+    this.idleDrainTimer = setTimeout(() => this.sleep(), idleDrainMs);
+    this.idleDrainTimer.unref();
+  }
+
+  /** Removes the idle containers (and those still starting, once started) and stops refilling. */
+  private sleep(): void {
+    this.idleDrainTimer = undefined;
+    if (this.drained) return;
+    this.asleep = true;
+    this.options.logger?.debug({ idle: this.idle.length }, "warm pool idle: removing its containers");
+    for (const item of this.idle.splice(0)) this.remove(item);
   }
 
   private slot(): PoolSlot {
@@ -241,7 +277,7 @@ export class ContainerPool<Item> {
         return;
       }
       const item = outcome.item;
-      if (this.drained && !this.waiters.some((waiter) => waiter.kind === "take")) {
+      if ((this.drained || this.asleep) && !this.waiters.some((waiter) => waiter.kind === "take")) {
         this.remove(item);
         return;
       }

@@ -129,6 +129,7 @@ export class SandboxSession {
       workspaceReset = true;
     }
     const launched = this.launched;
+    await this.helperReady(launched);
     const timeoutSeconds = options.timeout ?? this.config.timeout;
     const limit = options.maxOutputBytes ?? this.config.maxOutputBytes;
     const id = randomUUID();
@@ -234,6 +235,21 @@ export class SandboxSession {
     };
   }
 
+  /**
+   * Waits until the container's kill helper runs: no command starts (and no spawned process gets its
+   * stdin) before the container can be cleaned up after it.
+   */
+  private async helperReady(launched: LaunchedContainer): Promise<void> {
+    try {
+      await launched.helper.ready;
+    } catch (error) {
+      throw new SandboxError(
+        `The sandbox container's kill helper did not start (${(error as Error).message}), so no command may run in it; create a new session.`,
+        { code: "kill-helper", cause: error },
+      );
+    }
+  }
+
   private async isRunning(): Promise<boolean> {
     try {
       const info = await this.launched.container.inspect();
@@ -257,12 +273,8 @@ export class SandboxSession {
       }
     }
     if (!(await this.isRunning())) return { killed: 0, survivors: 0 };
-    const infraPids = launched.helper.infraPids;
     launched.helper.close();
-    launched.helper = await KillHelper.start(launched.container, {
-      infraPids,
-      ...(this.logger ? { logger: this.logger } : {}),
-    });
+    launched.helper = await KillHelper.start(launched.container, this.logger ? { logger: this.logger } : {});
     return launched.helper.killMarked(id);
   }
 
@@ -297,7 +309,10 @@ export class SandboxSession {
     const launching = (async () => {
       this.assertUsable();
       await this.recycling;
-      const { exec, stream } = await startExec(this.launched.container, {
+      const launched = this.launched;
+      // The exec starts while the kill helper may still be starting; its stdin (the program, for the
+      // bridge relay) is held back until the helper is ready.
+      const { exec, stream } = await startExec(launched.container, {
         argv,
         env: { ...options.env, [execMarkerName]: id },
         cwd: options.cwd ?? this.config.workdir,
@@ -308,6 +323,12 @@ export class SandboxSession {
         stdout.end();
         stderr.end();
       });
+      try {
+        await this.helperReady(launched);
+      } catch (error) {
+        (stream as unknown as { destroy?: () => void }).destroy?.();
+        throw error;
+      }
       stdin.pipe(stream);
       stream.pipe(new Demultiplexer(stdout, stderr));
       const close = () => {
@@ -351,6 +372,7 @@ export class SandboxSession {
   ): Promise<{ exitCode: number; stdout: Buffer; stderr: string; truncated: boolean }> {
     this.assertUsable();
     await this.recycling;
+    await this.helperReady(this.launched);
     const id = randomUUID();
     const { exec, stream } = await startExec(this.launched.container, {
       argv,

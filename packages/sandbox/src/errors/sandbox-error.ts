@@ -13,6 +13,7 @@ export type SandboxErrorCode =
   | "image-build"
   | "image-missing"
   | "invalid-option"
+  | "kill-helper"
   | "manager-closed"
   | "network-setup"
   | "not-ready"
