@@ -15,9 +15,11 @@ export type TurnSamples = Record<string, number[]>;
  * Turn overhead with an instant scripted model and `print("RESULT: 1")`, the variants interleaved
  * round by round (their order rotates), each measured from the same quiet state: no removal
  * pending, the warm pool full.
- *   seed:   seed 000's `run_sandboxed` (docker run --rm -i, the program on stdin), after the same model call
- *   direct: buildAgent code-action without a pool
- *   pooled: buildAgent code-action with `pool: 2`
+ *   seed:    seed 000's `run_sandboxed` (docker run --rm -i, the program on stdin), after the same model call
+ *   cold:    buildAgent code-action with `pool: 0` (the cold path)
+ *   default: buildAgent code-action with no sandbox options (warm by default: one container)
+ *   pooled:  buildAgent code-action with `pool: 2`
+ * The default agent's first turn is untimed like every variant's: the figures are its second turn on.
  */
 export async function measureTurnOverhead(options: {
   docker: Dockerode;
@@ -28,10 +30,16 @@ export async function measureTurnOverhead(options: {
   onProgress?: (message: string) => void;
 }): Promise<TurnSamples> {
   const replies = options.rounds + 2;
-  const direct = await scriptedAgent({
+  const cold = await scriptedAgent({
     program: overheadProgram,
     replies,
-    sandbox: { backend: options.backend },
+    sandbox: { backend: options.backend, pool: 0 },
+  });
+  // Only the backend is named (gVisor has to be asked for): everything else is the default.
+  const defaults = await scriptedAgent({
+    program: overheadProgram,
+    replies,
+    sandbox: options.backend === "docker" ? {} : { backend: options.backend },
   });
   const pooled = await scriptedAgent({
     program: overheadProgram,
@@ -56,25 +64,26 @@ export async function measureTurnOverhead(options: {
       },
     });
   }
-  variants.push({ name: "direct", run: async () => (await timedTurn(direct, "1")).ms });
+  variants.push({ name: "cold", run: async () => (await timedTurn(cold, "1")).ms });
+  variants.push({ name: "default", run: async () => (await timedTurn(defaults, "1")).ms });
   variants.push({ name: "pooled", run: async () => (await timedTurn(pooled, "1")).ms });
   const samples: TurnSamples = Object.fromEntries(variants.map((variant) => [variant.name, []]));
   try {
     // One untimed turn each: first-call costs (module loading, image cache) are not the subject.
     for (const variant of variants) {
-      await settle(options.docker, { expected: options.poolSize });
+      await settle(options.docker, { expected: options.poolSize + 1 });
       await variant.run();
     }
     for (let round = 0; round < options.rounds; round += 1) {
       const order = variants.map((_, index) => variants[(index + round) % variants.length]!);
       for (const variant of order) {
-        await settle(options.docker, { expected: options.poolSize });
+        await settle(options.docker, { expected: options.poolSize + 1 });
         samples[variant.name]!.push(await variant.run());
       }
       options.onProgress?.(`turn overhead (${options.backend}) round ${round + 1}/${options.rounds}`);
     }
   } finally {
-    await Promise.allSettled([direct.shutdown(), pooled.shutdown()]);
+    await Promise.allSettled([cold.shutdown(), defaults.shutdown(), pooled.shutdown()]);
   }
   return samples;
 }

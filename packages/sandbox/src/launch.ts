@@ -18,11 +18,23 @@ export type LaunchedContainer = {
   helper: KillHelper;
 };
 
+/** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */
+export type LaunchStep = "create" | "inspect-and-attach" | "start" | "inspect-and-kill-helper";
+
 /** The value of a settled promise, or its rejection thrown. */
 function settledValue<Value>(outcome: PromiseSettledResult<Value>): Value {
   if (outcome.status === "rejected") throw outcome.reason;
   return outcome.value;
 }
+
+type LaunchOptions = {
+  labels: Record<string, string>;
+  deadline: Date;
+  imageEnv: string[];
+  logger?: Logger;
+  /** For an allow-list: the session's internal network (see network/session-networking.ts). */
+  sessionNetwork?: SessionNetwork;
+};
 
 /**
  * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation
@@ -32,14 +44,7 @@ function settledValue<Value>(outcome: PromiseSettledResult<Value>): Value {
 export async function launchContainer(
   docker: Dockerode,
   config: SandboxConfig,
-  options: {
-    labels: Record<string, string>;
-    deadline: Date;
-    imageEnv: string[];
-    logger?: Logger;
-    /** For an allow-list: the session's internal network (see network/session-networking.ts). */
-    sessionNetwork?: SessionNetwork;
-  },
+  options: LaunchOptions,
 ): Promise<LaunchedContainer> {
   const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
   if (secondsLeft < 1) {
@@ -52,11 +57,37 @@ export async function launchContainer(
     buildContainerSpec(config, { labels: options.labels, deadlineSeconds: secondsLeft }),
     options.sessionNetwork,
   );
+  let stepStarted = performance.now();
+  const stepsMs: Partial<Record<LaunchStep, number>> = {};
+  const stepEnded = (step: LaunchStep) => {
+    const now = performance.now();
+    stepsMs[step] = Math.round((now - stepStarted) * 10) / 10;
+    stepStarted = now;
+  };
+  const container = await docker.createContainer(spec);
+  stepEnded("create");
+  const launched = await startVerified(container, config, options, stepEnded);
+  options.logger?.debug(
+    { containerId: launched.containerId.slice(0, 12), stepsMs },
+    "sandbox container started",
+  );
+  return launched;
+}
+
+/**
+ * The created container's read-back (with the lifeline's attach), its start, and the read-back after
+ * start (with the kill helper's exec). Removes the container if anything fails.
+ */
+async function startVerified(
+  container: Dockerode.Container,
+  config: SandboxConfig,
+  options: LaunchOptions,
+  stepEnded: (step: LaunchStep) => void,
+): Promise<LaunchedContainer> {
   const verifyOptions = {
     imageEnv: options.imageEnv,
     ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
   };
-  const container = await docker.createContainer(spec);
   const logger = options.logger?.child({ containerId: container.id.slice(0, 12) });
   let lifeline: NodeJS.ReadWriteStream | undefined;
   let helper: KillHelper | undefined;
@@ -69,7 +100,9 @@ export async function launchContainer(
     ]);
     verifyContainerSpec(settledValue(created), config, verifyOptions);
     const attachedLifeline = settledValue(attached);
+    stepEnded("inspect-and-attach");
     await container.start();
+    stepEnded("start");
     // The read-back after start and the kill helper's exec overlap; the helper is our own script,
     // and no program runs before both are done (the session waits for `helper.ready`).
     const [inspected, helping] = await Promise.allSettled([
@@ -78,16 +111,14 @@ export async function launchContainer(
     ]);
     const started = settledValue(inspected);
     verifyContainerSpec(started, config, verifyOptions);
+    stepEnded("inspect-and-kill-helper");
     if (!started.State.Running) {
       throw new SandboxError(
         `The sandbox container stopped right after it started (${started.State.Status}).`,
-        {
-          code: "container-start",
-        },
+        { code: "container-start" },
       );
     }
     const startedHelper = settledValue(helping);
-    logger?.debug({ runtime: started.HostConfig.Runtime }, "sandbox container started");
     return { container, containerId: container.id, lifeline: attachedLifeline, helper: startedHelper };
   } catch (error) {
     helper?.close();
