@@ -72,6 +72,19 @@ describe("codeaction run FILE.py --server CMD", () => {
     );
   });
 
+  it("--csv gives the program load_<name>() with typed rows, as ask does", async () => {
+    const program = await programFile("orders.py", [
+      "rows = load_orders()",
+      'print("RESULT:", len(rows), type(rows[0]["quantity"]).__name__)',
+    ]);
+    const run = await runCli(["run", program, "--csv", join(repositoryRoot, "examples/data/orders.csv")]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^RESULT: \d+ int\n$/);
+    expect(run.stderr).toMatch(
+      /\[tool\] load_orders \{"offset":0\} -> ok in \d+ ms: [[{].*\.\.\. \(\d+ bytes\)\n/,
+    );
+  });
+
   it("--approve asks on the terminal before each call; a refused call raises ToolDenied", async () => {
     const program = await programFile("approve.py", [
       "first = get_sum(a=1, b=1)",

@@ -89,14 +89,19 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
 
 /** Prints each tool call when its result comes back (the arguments are kept until then). */
 function toolCallPrinter(context: CliContext, beforePrint: () => void): (event: AgentEvent) => void {
-  const pending = new Map<string, unknown>();
+  const pending = new Map<string, { args: unknown; argsPreview?: string }>();
   return (event) => {
-    if (event.type === "tool-call") pending.set(event.id, event.args);
+    if (event.type === "tool-call") {
+      pending.set(event.id, {
+        args: event.args,
+        ...(event.argsPreview === undefined ? {} : { argsPreview: event.argsPreview }),
+      });
+    }
     if (event.type !== "tool-result") return;
-    const args = pending.get(event.id) ?? {};
+    const call = pending.get(event.id) ?? { args: {} };
     pending.delete(event.id);
     beforePrint();
-    context.stderr.write(`${describeToolCall({ ...event, args })}\n`);
+    context.stderr.write(`${describeToolCall({ ...event, ...call })}\n`);
   };
 }
 

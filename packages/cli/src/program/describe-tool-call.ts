@@ -17,17 +17,31 @@ export function previewJson(value: unknown, limit = previewCharacters): string {
 export function describeToolCall(call: {
   tool: string;
   args: unknown;
+  /** The start of the arguments' JSON, when the bridge kept only that. */
+  argsPreview?: string;
   status: string;
   durationMs: number;
   result?: unknown;
+  /** The start of the result's JSON and its size, when the bridge kept only that. */
+  resultPreview?: string;
+  resultBytes?: number;
   error?: string;
 }): string {
   const name = escapeForTerminal(call.tool, { keepNewlines: false });
-  const outcome =
-    call.status === "ok"
-      ? previewJson(call.result ?? null)
-      : escapeForTerminal(cut(call.error ?? "", previewCharacters * 2), { keepNewlines: false });
-  return `[tool] ${name} ${previewJson(call.args)} -> ${call.status} in ${Math.round(call.durationMs)} ms: ${outcome}`;
+  const args = call.argsPreview === undefined ? previewJson(call.args) : cutPreview(call.argsPreview);
+  let outcome: string;
+  if (call.status !== "ok")
+    outcome = escapeForTerminal(cut(call.error ?? "", previewCharacters * 2), { keepNewlines: false });
+  else if (call.result === undefined && call.resultPreview !== undefined)
+    outcome = cutPreview(call.resultPreview, call.resultBytes);
+  else outcome = previewJson(call.result ?? null);
+  return `[tool] ${name} ${args} -> ${call.status} in ${Math.round(call.durationMs)} ms: ${outcome}`;
+}
+
+/** A JSON preview the bridge already cut, cut again to one line's worth, with the full size when known. */
+function cutPreview(preview: string, bytes?: number): string {
+  const size = bytes === undefined ? "" : ` (${bytes} bytes)`;
+  return escapeForTerminal(`${preview.slice(0, previewCharacters)}...${size}`, { keepNewlines: false });
 }
 
 function cut(text: string, limit: number): string {
