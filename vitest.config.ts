@@ -8,7 +8,12 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["packages/*/src/**/*.test.ts", "packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+          include: [
+            "packages/*/src/**/*.test.ts",
+            "packages/*/test/**/*.test.ts",
+            "examples/**/*.test.ts",
+            "scripts/**/*.test.ts",
+          ],
           exclude: ["**/*.docker.test.ts", "**/node_modules/**"],
           testTimeout: 20_000,
         },
@@ -40,6 +45,18 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           poolOptions: { forks: { maxForks: 2 } },
+        },
+      },
+      {
+        // What users get: the packed tarballs installed by npm and pnpm outside the workspace, used
+        // against the real engine (scripts/test.sh builds the packages first).
+        test: {
+          name: "packaging",
+          include: ["tests/packaging/**/*.test.ts"],
+          exclude: ["**/node_modules/**"],
+          testTimeout: 600_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
         },
       },
       {

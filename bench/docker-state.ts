@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { labelKeys } from "@codeaction/sandbox";
 import type Dockerode from "dockerode";
+import { labelKeys } from "../packages/sandbox/src/labels.ts";
 
 /** The containers this benchmark process owns (every sandbox container is labelled with its owner's pid). */
 export async function ownContainers(docker: Dockerode): Promise<Dockerode.ContainerInfo[]> {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { labelKeys, SandboxManager } from "@codeaction/sandbox";
+import { SandboxManager } from "@codeaction/sandbox";
 import { describe, expect, test } from "vitest";
+import { labelKeys } from "../../packages/sandbox/src/labels.ts";
 import { docker } from "../support/harness.ts";
 
 // Catalogue L2: the host process is SIGKILLed mid-run, 20 times (10 under runc, 10 under gVisor).

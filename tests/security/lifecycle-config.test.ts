@@ -9,9 +9,9 @@ import {
   SandboxConfigError,
   SandboxError,
   SandboxManager,
-  sandboxOptionNames,
 } from "@codeaction/sandbox";
 import { describe, expect, test } from "vitest";
+import { sandboxOptionNames } from "../../packages/sandbox/src/config.ts";
 import { backends, containersOfThisProcess, docker, fenced, runAgentCase } from "../support/harness.ts";
 
 // Catalogue L1 and L4 (L2 and L3 restart things: tests/faults), bad configuration, and a small soak.

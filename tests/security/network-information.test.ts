@@ -1,5 +1,6 @@
-import { labelKeys, NetworkSetupError, type SandboxManager } from "@codeaction/sandbox";
+import { NetworkSetupError, type SandboxManager } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { labelKeys } from "../../packages/sandbox/src/labels.ts";
 import { backends, fakeSecret, readyManager, resultJson, runCase } from "../support/harness.ts";
 import { pythonPrelude } from "../support/python.ts";
 

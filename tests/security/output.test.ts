@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { escapeForTerminal } from "@codeaction/cli";
 import { tool } from "@langchain/core/tools";
 import pino from "pino";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
+import { escapeForTerminal } from "../../packages/cli/src/terminal/escape-for-terminal.ts";
 import { runCli } from "../../packages/cli/test/run-cli.ts";
 import { backends, fenced, runAgentCase } from "../support/harness.ts";
 

@@ -6,7 +6,6 @@ import { buildAgent, type ToolSpec } from "@codeaction/core";
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import {
   connectDocker,
-  labelKeys,
   type SandboxConfigInput,
   SandboxManager,
   type SandboxSession,
@@ -15,6 +14,7 @@ import { expect } from "vitest";
 import { renderStubsModule } from "../../packages/core/src/code-action/python-stubs.ts";
 import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
+import { labelKeys } from "../../packages/sandbox/src/labels.ts";
 
 /** Both runtimes every case runs under: runc ("docker") and runsc ("gvisor"). */
 export const backends = ["docker", "gvisor"] as const;

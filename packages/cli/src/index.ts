@@ -1,11 +1,3 @@
 export type { CliContext } from "./context.ts";
-export type { CsvColumn, CsvRow, CsvTable } from "./csv/csv-table.ts";
-export { readRows, scanCsv } from "./csv/csv-table.ts";
-export { csvTool, describeTable } from "./csv/csv-tool.ts";
-export { loadCsvTools } from "./csv/csv-tools.ts";
 export { CliError } from "./errors/cli-error.ts";
-export { CsvInputError } from "./errors/csv-input-error.ts";
-export { ModelMissingError } from "./errors/model-missing-error.ts";
-export { UsageError } from "./errors/usage-error.ts";
 export { main, run } from "./main.ts";
-export { escapeForTerminal } from "./terminal/escape-for-terminal.ts";

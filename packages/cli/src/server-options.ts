@@ -12,7 +12,8 @@ export async function serverSpecs(
 ): Promise<Record<string, ServerSpec>> {
   const servers: Record<string, ServerSpec> = {};
   if (commandLines.length === 0) return servers;
-  const { ConfigError, parseServerCommand } = await import("@codeaction/core");
+  const { ConfigError } = await import("@codeaction/core");
+  const { parseServerCommand } = await import("@codeaction/core/internal");
   for (const commandLine of commandLines) {
     let spec: ServerSpec;
     try {

@@ -15,8 +15,9 @@ import { createToolsRunner } from "./tools-pattern/runner.ts";
 import { createShellTools } from "./tools-pattern/shell-tools.ts";
 import type { ApprovalHook } from "./types.ts";
 
-export type { ModelOption };
+export type { ModelOption } from "./model.ts";
 
+/** Settings of the code-action pattern (`buildAgent({ codeAction })`): time, repairs, tool calls, samples, escalation. */
 export type CodeActionOptions = {
   /** Seconds a program may run; approval waits do not count (default 120). */
   execTimeout?: number;
@@ -32,6 +33,7 @@ export type CodeActionOptions = {
   escalate?: { model: ModelOption };
 };
 
+/** Everything `buildAgent` takes; unknown keys are refused with a "did you mean" hint (ConfigError). */
 export type BuildAgentOptions = {
   /**
    * "<provider>:<model>" ("openai:gpt-5-mini", "anthropic:claude-sonnet-4-5"; the provider's package

@@ -1,27 +1,17 @@
+export type { SandboxConfigInput } from "@codeaction/sandbox";
 export { CodeActionAgent } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
-export { buildAgent, parseBuildAgentOptions } from "./build-agent.ts";
-export { extractProgram, parseResultLine } from "./code-action/extract-program.ts";
-export { normalizeAnswer } from "./code-action/normalize-answer.ts";
+export { buildAgent } from "./build-agent.ts";
 export type {
   ProgramRunner,
   ProgramRunnerOptions,
   ProgramRunResult,
 } from "./code-action/program-runner.ts";
 export { createProgramRunner } from "./code-action/program-runner.ts";
-export type { CodeActionPromptOptions, ConversationTurn } from "./code-action/prompt.ts";
-export {
-  buildCodeActionPrompt,
-  buildRepairMessage,
-  defaultSandboxDescription,
-} from "./code-action/prompt.ts";
-export type { StubbedTool } from "./code-action/python-stubs.ts";
-export { buildStubs, renderStubSignatures, renderStubsModule } from "./code-action/python-stubs.ts";
 export type { ProgramRun } from "./code-action/run-program.ts";
-export type { CodeActionSettings, CodeActionTurn, CodeActionTurnOptions } from "./code-action/turn.ts";
-export { createCodeActionTurn } from "./code-action/turn.ts";
 export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
+export type { CodeActionErrorCode } from "./errors/code-action-error.ts";
 export { CodeActionError } from "./errors/code-action-error.ts";
 export { ConfigError } from "./errors/config-error.ts";
 export type { SampleRun } from "./errors/disagreement-error.ts";
@@ -31,14 +21,12 @@ export { McpServerError } from "./errors/mcp-server-error.ts";
 export { McpToolError } from "./errors/mcp-tool-error.ts";
 export { SandboxRunError } from "./errors/sandbox-run-error.ts";
 export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
-export { ScriptedRepliesExhaustedError } from "./errors/scripted-replies-exhausted-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
+export { ToolInputError } from "./errors/tool-input-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
-export { toMessages } from "./input-messages.ts";
-export type { ConnectedServers, ServerSpec } from "./mcp/index.ts";
-export { checkServerSpecs, connectServers, parseServerCommand } from "./mcp/index.ts";
+export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
+export { connectServers } from "./mcp/connect.ts";
 export type { ChatModelRunnable } from "./model.ts";
-export { loadModel, modelName, resolveModel } from "./model.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";

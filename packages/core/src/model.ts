@@ -10,6 +10,7 @@ import { modelProviders } from "./model-providers.ts";
 export type ChatModelRunnable = Runnable<BaseLanguageModelInput, BaseMessage>;
 
 /** What the model option takes: "<provider>:<model>", a chat model, or a Runnable wrapping one. */
+/** The model: "<provider>:<model>" ("openai:gpt-5-mini"), a LangChain chat model, or a Runnable wrapping one. */
 export type ModelOption = string | BaseChatModel | ChatModelRunnable;
 
 /** True for a chat model itself (any copy of @langchain/core). */

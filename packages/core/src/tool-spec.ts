@@ -45,6 +45,7 @@ export type ToolSpec = {
   tracesItself?: boolean;
 };
 
+/** What a tool call gets besides its arguments: the run id and an abort signal. */
 export type ToolCallContext = {
   runId: string;
   /** Aborts when the turn is cancelled or the program ends. */

@@ -6,7 +6,9 @@ export type ApprovalRequest = {
   /** Aborts when the turn is cancelled or the program ends: stop waiting for a person then. */
   signal?: AbortSignal;
 };
+/** What an approval hook answers: true/false, or `{ approved, reason }` (the reason reaches the program or the model). */
 export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/** Called before every tool call a program or the model makes; the call runs only when it approves. Fails closed when it throws. */
 export type ApprovalHook = (call: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
 /** One bridged or tool-loop call, as recorded in a result. */
@@ -35,6 +37,7 @@ export type ToolCallRecord = {
   durationMs: number;
 };
 
+/** How one program ended: ok, error, timeout, oom, no-result (no RESULT line), tool-limit, or infrastructure (the sandbox failed). */
 export type AttemptStatus =
   | "ok"
   | "error"
@@ -119,20 +122,23 @@ export type AgentEvent =
 /** A message's text: a string, or text parts (other parts are refused). */
 export type MessageText = string | Array<{ type: "text"; text: string }>;
 
+/** Who a message is from, in the spellings LangChain accepts. */
 export type MessageRole = "user" | "human" | "assistant" | "ai" | "system";
 
-/** What @langchain/core takes as a message-like (text only): a string is a user message. */
+/** One input message: `{ role, content }`, a `[role, content]` pair, a string (a user message) or a LangChain message. */
 export type ChatMessageInput =
   | { role: MessageRole; content: MessageText }
   | [MessageRole, MessageText]
   | string
   | import("@langchain/core/messages").BaseMessage;
 
+/** The input of `agent.invoke()` and `agent.stream()`: the conversation so far, ending with the user's question. */
 export type AgentInput = { messages: ChatMessageInput[] };
 
 /** What invoke, stream and batch take: `{ messages }`, one string, or an array of messages. */
 export type AgentInputLike = AgentInput | string | ChatMessageInput[];
 
+/** The outcome of one turn: the answer, the conversation, and every attempt and tool call with timings. */
 export type AgentResult = {
   /** The conversation, ending with the assistant's answer (an AIMessage). */
   messages: import("@langchain/core/messages").BaseMessage[];

@@ -3,7 +3,8 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AbortError, buildAgent, CodeActionError, ConfigError, toMessages } from "../src/index.ts";
+import { AbortError, buildAgent, CodeActionError, ConfigError } from "../src/index.ts";
+import { toMessages } from "../src/input-messages.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { RunRecorder } from "./run-recorder.ts";
 

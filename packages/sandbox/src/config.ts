@@ -164,6 +164,7 @@ const sandboxConfigSchema = z.strictObject(schemaShape);
 export type SandboxConfigInput = z.input<typeof sandboxConfigSchema>;
 /** The parsed settings, defaults filled. */
 export type SandboxConfig = z.output<typeof sandboxConfigSchema>;
+/** The `network` setting: "none" (the default), "restricted" (package indexes only) or an allow-list of host names. */
 export type NetworkSetting = SandboxConfig["network"];
 
 /** The valid option names, in the documented order. */

@@ -17,15 +17,18 @@ import { ImageBuildError } from "./errors/image-build-error.ts";
  * and the flavour) is stored in the `codeaction.recipe` label: a changed recipe rebuilds,
  * an unchanged one is reused.
  */
+/** The sandbox image every session uses by default: Python 3.11, standard library only. */
 export const DEFAULT_IMAGE = "codeaction/python:3.11";
+/** The data image: the sandbox image plus numpy and pandas (`buildImage({ flavour: "data" })`). */
 export const DATA_IMAGE = "codeaction/python:3.11-data";
 export const RECIPE_LABEL = "codeaction.recipe";
 export const BUILD_COMMAND = "codeaction image build";
 
+/** Which sandbox image: "base" (`DEFAULT_IMAGE`, standard library only) or "data" (`DATA_IMAGE`, with numpy and pandas). */
 export type ImageFlavour = "base" | "data";
 export type BuildMethod = "auto" | "offline" | "dockerfile";
 
-const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../../../images/python");
+const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../images/python");
 const DEBIAN_SUITE = "bookworm";
 const FLAVOURS: Record<ImageFlavour, { name: string; debianPackages: string[]; pipPackages: string[] }> = {
   base: { name: DEFAULT_IMAGE, debianPackages: ["python3", "python3-pip"], pipPackages: [] },
@@ -50,6 +53,7 @@ export async function recipeVersion(flavour: ImageFlavour): Promise<string> {
   return hash.digest("hex").slice(0, 16);
 }
 
+/** Whether an image is present and built from the current recipe (`imageState`); `version` is the recipe version it carries. */
 export type ImageState = { name: string; state: "current" | "stale" | "missing"; version?: string };
 
 /** Whether the image of a flavour is present and built from the current recipe. */
@@ -66,6 +70,7 @@ export async function imageState(docker: Dockerode, flavour: ImageFlavour): Prom
   }
 }
 
+/** Options of `buildImage`: which flavour, which build path, and whether to rebuild a current image. */
 export type BuildImageOptions = {
   /** The engine to build on (default: dockerode's defaults, DOCKER_HOST or the local socket). */
   docker?: Dockerode;
@@ -82,6 +87,7 @@ export type BuildImageOptions = {
   onProgress?: (line: string) => void;
 };
 
+/** What `buildImage` did: the image name, its recipe version, how it was made ("reused" when current) and how long it took. */
 export type BuildImageResult = {
   name: string;
   version: string;
@@ -89,6 +95,10 @@ export type BuildImageResult = {
   durationMs: number;
 };
 
+/**
+ * Builds the sandbox image of a flavour from the recipe shipped in this package (`images/python`), or reuses it when the
+ * image already carries the current recipe version. Offline (debootstrap) or from the Dockerfile, whichever works here.
+ */
 export async function buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
   const started = performance.now();
   options = { ...options, docker: options.docker ?? new Dockerode() };

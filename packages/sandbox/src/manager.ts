@@ -21,6 +21,7 @@ import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
 
+/** Options of a `SandboxManager` beyond its sandbox settings: a logger, a Docker client, a warm command for pooled containers. */
 export type SandboxManagerOptions = {
   /** pino logger; silent without one. */
   logger?: Logger;
@@ -33,6 +34,7 @@ export type SandboxManagerOptions = {
   warmCommand?: string[];
 };
 
+/** Options of one `manager.createSession()` call. */
 export type CreateSessionOptions = {
   /** The container ends itself this many seconds after creation, even if this process dies. Default 3600. */
   deadlineSeconds?: number;

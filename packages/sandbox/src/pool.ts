@@ -31,6 +31,7 @@ type Waiter<Item> =
   | { kind: "take"; resolve: (item: Item) => void; reject: (error: unknown) => void }
   | { kind: "slot"; resolve: (slot: PoolSlot) => void; reject: (error: unknown) => void };
 
+/** The warm pool at a glance (`manager.poolStatus()`). */
 export type PoolStatus = {
   /** Warm containers waiting to be handed out. */
   idle: number;

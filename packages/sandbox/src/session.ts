@@ -15,6 +15,7 @@ import type { LaunchedContainer } from "./launch.ts";
 import { closeLifeline } from "./lifeline.ts";
 import { refuseOutsideRootsLine, resolveSandboxPath } from "./paths.ts";
 
+/** Options of `session.execute()`: a timeout, an output cap, environment and working folder for one command. */
 export type ExecuteOptions = {
   /** Seconds; defaults to the config's `timeout`. */
   timeout?: number;
@@ -24,6 +25,7 @@ export type ExecuteOptions = {
   cwd?: string;
 };
 
+/** One entry of `session.listFiles()`. */
 export type FileEntry = {
   name: string;
   path: string;

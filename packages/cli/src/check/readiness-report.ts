@@ -1,4 +1,5 @@
-import { buildStubs, type ToolSpec } from "@codeaction/core";
+import type { ToolSpec } from "@codeaction/core";
+import { buildStubs } from "@codeaction/core/internal";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type CheckedCall, checkErrorCall, checkExampleCall, exampleArguments } from "./call-checks.ts";
 import { type Finding, staticFindings } from "./static-checks.ts";

@@ -1,4 +1,5 @@
-import type { JsonSchema, StubbedTool, ToolSpec } from "@codeaction/core";
+import type { JsonSchema, ToolSpec } from "@codeaction/core";
+import type { StubbedTool } from "@codeaction/core/internal";
 
 export type Severity = "error" | "warning" | "note";
 

@@ -73,7 +73,8 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
       { allow: values.allow ?? [], deny: values.deny ?? [] },
       command,
     );
-    const { createProgramRunner, defaultSandboxDescription } = await import("@codeaction/core");
+    const { createProgramRunner } = await import("@codeaction/core");
+    const { defaultSandboxDescription } = await import("@codeaction/core/internal");
     progress.update("checking the Docker sandbox");
     runner = await createProgramRunner({
       tools: loaded.tools,

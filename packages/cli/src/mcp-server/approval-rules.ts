@@ -1,4 +1,5 @@
-import { type ApprovalHook, buildStubs, type ToolSpec } from "@codeaction/core";
+import type { ApprovalHook, ToolSpec } from "@codeaction/core";
+import { buildStubs } from "@codeaction/core/internal";
 import { UsageError } from "../errors/usage-error.ts";
 
 /**

@@ -1,4 +1,5 @@
-import { buildStubs, type ProgramRunner, type ProgramRunResult } from "@codeaction/core";
+import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import { buildStubs } from "@codeaction/core/internal";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,

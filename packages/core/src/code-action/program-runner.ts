@@ -7,6 +7,7 @@ import type { AgentEvent, ApprovalHook } from "../types.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
 import { type ProgramRun, relayCommand, runProgram } from "./run-program.ts";
 
+/** Options of `createProgramRunner`: the tools a program may call, the sandbox settings, the caps and hooks of a turn. */
 export type ProgramRunnerOptions = {
   /** The tools every program may call, bridged as in a code-action turn. */
   tools: ToolSpec[];
@@ -21,6 +22,7 @@ export type ProgramRunnerOptions = {
   logger?: Logger;
 };
 
+/** How one program run ended (`runner.run()`): its output, status, tool calls and timings. */
 export type ProgramRunResult = ProgramRun & {
   runId: string;
   /** Milliseconds to get a started container (from the pool when one is warm). */

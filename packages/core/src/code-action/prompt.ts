@@ -19,6 +19,7 @@ export type CodeActionPromptOptions = {
   sandboxDescription: string;
 };
 
+/** How the prompt describes the default sandbox to the model: Python 3.11, standard library only, no network. */
 export const defaultSandboxDescription =
   "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs), and no network";
 

@@ -26,6 +26,7 @@ const reservedFunctionNames = new Set([
 /** Names an argument must not take inside a stub (the body uses them). */
 const reservedArgumentNames = new Set([...pythonKeywords, "_call", "_arguments"]);
 
+/** A tool with the Python name its stub gets (for the CLI's checks and code-mode server). */
 export type StubbedTool = {
   /** The tool's own name, passed to `_call` (may be `get-user`, `from`, ...). */
   toolName: string;

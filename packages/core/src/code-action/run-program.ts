@@ -28,6 +28,7 @@ export type RunProgramOptions = {
   signal?: AbortSignal;
 };
 
+/** One program run in a sandbox: its output, exit, status, RESULT value and tool calls. */
 export type ProgramRun = {
   /** The program's exit code (128 + signal when a signal ended it); null when it never reported one. */
   exitCode: number | null;

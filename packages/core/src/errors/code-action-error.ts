@@ -1,3 +1,18 @@
+/** Every `code` an error of this package carries: match on it (or on `isInstance`), not on messages. */
+export type CodeActionErrorCode =
+  | "aborted"
+  | "attempts-exhausted"
+  | "config"
+  | "disagreement"
+  | "max-iterations"
+  | "mcp-server"
+  | "mcp-tool"
+  | "sandbox-run"
+  | "sandbox-unavailable"
+  | "scripted-replies-exhausted"
+  | "tool-calling-unsupported"
+  | "tool-input-invalid";
+
 const marker: unique symbol = Symbol.for("codeaction.core.error") as never;
 
 /**
@@ -5,10 +20,10 @@ const marker: unique symbol = Symbol.for("codeaction.core.error") as never;
  * `CodeActionError.isInstance(error)` works across duplicated copies of the package.
  */
 export class CodeActionError extends Error {
-  readonly code: string;
+  readonly code: CodeActionErrorCode;
   readonly [marker] = true;
 
-  constructor(options: { code: string; message: string; cause?: unknown }) {
+  constructor(options: { code: CodeActionErrorCode; message: string; cause?: unknown }) {
     super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CodeActionError";
     this.code = options.code;
@@ -20,6 +35,6 @@ export class CodeActionError extends Error {
 }
 
 /** Builds the `isInstance` check of a subclass: the base marker plus the subclass's code. */
-export function hasCode(error: unknown, code: string): boolean {
+export function hasCode(error: unknown, code: CodeActionErrorCode): boolean {
   return CodeActionError.isInstance(error) && error.code === code;
 }

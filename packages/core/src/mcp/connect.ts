@@ -17,12 +17,14 @@ import { StdioProcessTransport } from "./stdio-process-transport.ts";
 export { parseServerCommand } from "./parse-server-command.ts";
 export type { ServerSpec } from "./server-spec.ts";
 
+/** Options of `connectServers`: a logger and the tool names already taken (clashing MCP tools are renamed `<server>_<tool>`). */
 export type ConnectServersOptions = {
   logger?: Logger;
   /** Names already taken (extraTools and the like): an MCP tool with one of these becomes `<server>_<tool>`. */
   existingToolNames?: string[];
 };
 
+/** The tools of the connected MCP servers, and `close()` to end them. */
 export type ConnectedServers = { tools: ToolSpec[]; close(): Promise<void> };
 
 const defaultConnectTimeoutMs = 10_000;

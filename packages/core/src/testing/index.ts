@@ -1,3 +1,4 @@
+export { ScriptedRepliesExhaustedError } from "../errors/scripted-replies-exhausted-error.ts";
 export type { OpenAIFixture, OpenAIFixtureRequest } from "./openai-fixture.ts";
 export { startOpenAIFixture } from "./openai-fixture.ts";
 export type { ScriptedCall, ScriptedReply } from "./scripted-chat-model.ts";

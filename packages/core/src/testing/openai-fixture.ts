@@ -5,6 +5,7 @@ import type { ScriptedReply } from "./scripted-chat-model.ts";
 /** A request the fixture received: the path and the parsed JSON body. */
 export type OpenAIFixtureRequest = { method: string; path: string; body: Record<string, unknown> };
 
+/** A local OpenAI-compatible HTTP server playing scripted replies (`startOpenAIFixture`), with the requests it received. */
 export type OpenAIFixture = {
   /** The base URL to give the client (`OPENAI_BASE_URL`), ending in `/v1`. */
   baseURL: string;

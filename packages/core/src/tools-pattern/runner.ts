@@ -14,6 +14,7 @@ import { createToolTracer } from "./trace-tools.ts";
 
 export const defaultMaxIterations = 25;
 
+/** Options of `createToolsRunner`: the model, the tools, and the loop's limits and hooks. */
 export type ToolsRunnerOptions = {
   /** A chat model with tool calling, or a Runnable wrapping one (withRetry, withFallbacks, withConfig). */
   model: ChatModelRunnable;
@@ -29,6 +30,7 @@ export type ToolsRunnerOptions = {
   logger?: Logger;
 };
 
+/** The tools pattern's loop on its own (what `buildAgent({ pattern: "tools" })` runs). */
 export type ToolsRunner = {
   stream(
     messages: BaseMessage[],

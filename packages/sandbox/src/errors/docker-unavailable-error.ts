@@ -3,6 +3,7 @@ import { SandboxError } from "./sandbox-error.ts";
 const marker = "codeaction.sandbox.docker-unavailable-error";
 const symbol = Symbol.for(marker);
 
+/** One Docker endpoint `connectDocker` tried, and why it did not answer. */
 export type EndpointAttempt = { endpoint: string; reason: string };
 
 /** No Docker engine answered on any endpoint. Lists each endpoint tried and why it failed. */

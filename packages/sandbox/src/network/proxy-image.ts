@@ -17,7 +17,7 @@ export const proxyUser = "13:13";
 /** The port squid listens on inside the proxy container (unprivileged). */
 export const proxyPort = 3128;
 
-const recipeDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../images/proxy");
+const recipeDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../../images/proxy");
 const debianPackages = ["squid"];
 
 export async function proxyRecipeVersion(): Promise<string> {
@@ -39,6 +39,7 @@ export async function proxyImageState(docker: Dockerode): Promise<"current" | "s
   }
 }
 
+/** What `buildProxyImage` did: the image name, its recipe version, how it was made and how long it took. */
 export type BuildProxyImageResult = {
   name: string;
   version: string;

@@ -1,0 +1,48 @@
+// Builds what is packed: each publishable package's src/ compiled to dist/ (JavaScript, declarations,
+// source maps, declaration maps), plus the run-time assets that live beside the sources (the bridge's
+// Python files). Always a clean build: dist/ is removed first, so nothing stale is ever packed.
+// Usage: node scripts/build-packages.ts   (also `pnpm build`)
+import { spawnSync } from "node:child_process";
+import { cpSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The publishable packages, in build order (each builds after what it depends on). */
+export const publishedPackages = ["sandbox", "core", "cli"] as const;
+const assetExtensions = [".py"];
+
+function copyAssets(packageDirectory: string): string[] {
+  const source = join(packageDirectory, "src");
+  const copied: string[] = [];
+  for (const entry of readdirSync(source, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !assetExtensions.some((extension) => entry.name.endsWith(extension))) continue;
+    const from = join(entry.parentPath, entry.name);
+    const to = join(packageDirectory, "dist", relative(source, from));
+    cpSync(from, to);
+    copied.push(relative(root, to));
+  }
+  return copied;
+}
+
+function build(): void {
+  for (const name of publishedPackages) {
+    rmSync(join(root, "packages", name, "dist"), { recursive: true, force: true });
+    rmSync(join(root, "packages", name, "node_modules/.cache/tsc/build.tsbuildinfo"), { force: true });
+  }
+  const configs = publishedPackages.map((name) => join("packages", name, "tsconfig.build.json"));
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  const result = spawnSync(process.execPath, [tsc, "-b", ...configs], { cwd: root, stdio: "inherit" });
+  if (result.status !== 0) {
+    process.stderr.write(`[build] tsc -b failed (exit ${result.status}); fix the errors above.\n`);
+    process.exit(1);
+  }
+  for (const name of publishedPackages) {
+    const copied = copyAssets(join(root, "packages", name));
+    process.stderr.write(
+      `[build] packages/${name}/dist${copied.length ? ` (+ ${copied.join(", ")})` : ""}\n`,
+    );
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) build();

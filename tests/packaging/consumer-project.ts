@@ -1,0 +1,48 @@
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { PackedPackage } from "./pack-packages.ts";
+import { repositoryRoot } from "./pack-packages.ts";
+import { type CommandRun, describeRun, runCommand } from "./run-command.ts";
+
+export type Installer = "npm" | "pnpm";
+
+/** What a user installs beside our packages: their own LangChain and zod, and Node's types. */
+const userDependencies = ["@langchain/core@^1.0.0", "zod@^4.1.0", "@types/node@^22.18.0"];
+const consumerFiles = ["agent.mjs", "check.ts", "tsconfig.json", "require.cjs"];
+
+/**
+ * A new project outside the workspace that installs the packed tarballs with `installer`, as a user
+ * with only the packages would. pnpm resolves our packages' dependencies on each other from the
+ * registry, so the project pins them to the tarballs with pnpm.overrides.
+ */
+export async function createConsumer(folder: string, installer: Installer, packed: PackedPackage[]) {
+  await mkdir(folder, { recursive: true });
+  const overrides = Object.fromEntries(
+    packed.map((entry) => [`@codeaction/${entry.name}`, `file:${entry.tarball}`]),
+  );
+  const manifest = { name: "codeaction-consumer", private: true, type: "module", pnpm: { overrides } };
+  await writeFile(join(folder, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  for (const file of consumerFiles) {
+    await copyFile(join(repositoryRoot, "tests/packaging/consumer", file), join(folder, file));
+  }
+  await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(folder, "orders.csv"));
+  await copyFile(join(repositoryRoot, "examples/replays/q3-revenue.json"), join(folder, "q3-revenue.json"));
+  const tarballs = packed.map((entry) => entry.tarball);
+  const install =
+    installer === "npm"
+      ? await runCommand("npm", ["install", "--no-audit", "--no-fund", ...tarballs, ...userDependencies], {
+          cwd: folder,
+          timeoutMs: 900_000,
+        })
+      : await runCommand("pnpm", ["add", ...tarballs, ...userDependencies], {
+          cwd: folder,
+          timeoutMs: 900_000,
+        });
+  if (install.exitCode !== 0) throw new Error(`${installer} install failed: ${describeRun(install)}`);
+}
+
+/** Runs the installed `codeaction` bin the way each installer's users do (npx / pnpm exec). */
+export function runInstalledCli(folder: string, installer: Installer, args: string[]): Promise<CommandRun> {
+  const [command, prefix] = installer === "npm" ? ["npx", ["--no-install"]] : ["pnpm", ["exec"]];
+  return runCommand(command, [...prefix, "codeaction", ...args], { cwd: folder, timeoutMs: 300_000 });
+}

@@ -1,0 +1,49 @@
+// Strict type-check of the shipped declarations (module nodenext, skipLibCheck false): what a
+// TypeScript user writes against buildAgent, Agent, AgentResult, attempts and an error class.
+import {
+  type Agent,
+  type AgentResult,
+  type Attempt,
+  type AttemptStatus,
+  buildAgent,
+  CodeActionError,
+  SandboxRunError,
+  type ToolSpec,
+} from "@codeaction/core";
+import { ScriptedChatModel } from "@codeaction/core/testing";
+import { type ExecResult, SandboxManager } from "@codeaction/sandbox";
+import { tool } from "@langchain/core/tools";
+import { z } from "zod";
+
+const lookup = tool(async ({ id }: { id: string }) => ({ id, total: 3 }), {
+  name: "lookup",
+  description: "Looks an order up.",
+  schema: z.object({ id: z.string() }),
+});
+
+export async function answer(question: string): Promise<string> {
+  const agent: Agent = await buildAgent({
+    model: new ScriptedChatModel(["```python\nprint('RESULT: 1')\n```"]),
+    pattern: "code-action",
+    extraTools: [lookup],
+    codeAction: { execTimeout: 30, maxRepairs: 1 },
+  });
+  try {
+    const result: AgentResult = await agent.invoke({ messages: [{ role: "user", content: question }] });
+    const statuses: AttemptStatus[] = result.attempts.map((attempt: Attempt) => attempt.status);
+    const tools: readonly ToolSpec[] = agent.tools;
+    return `${result.answer} (${statuses.join(", ")}; ${tools.length} tools)`;
+  } catch (error) {
+    if (SandboxRunError.isInstance(error)) return `sandbox failed: ${error.code}`;
+    if (error instanceof CodeActionError) return error.message;
+    throw error;
+  } finally {
+    await agent.shutdown();
+  }
+}
+
+export async function run(): Promise<ExecResult> {
+  await using manager = new SandboxManager({ network: "none" });
+  await using session = await manager.createSession();
+  return session.execute("python3 -V", { timeout: 5 });
+}

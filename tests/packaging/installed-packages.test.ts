@@ -1,0 +1,120 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
+import { type PackedPackage, packPackages } from "./pack-packages.ts";
+import { describeRun, runCommand } from "./run-command.ts";
+
+// What a user gets: the packages built, packed with `pnpm pack`, installed from the tarballs into a
+// new project under /tmp (outside the workspace) by npm and by pnpm, and used there against the
+// real Docker engine: an ESM program with a real container turn, a strict type-check of the shipped
+// declarations, the `codeaction` bin (doctor, ask --replay, image build), and require() from CommonJS.
+
+const typescriptCompiler = join(import.meta.dirname, "../../node_modules/typescript/bin/tsc");
+const seedTotals = [
+  { region: "North America", revenue: 108664 },
+  { region: "LATAM", revenue: 81328 },
+  { region: "EMEA", revenue: 77689 },
+  { region: "APAC", revenue: 65023 },
+];
+const question =
+  "What was the revenue per region in Q3 2026 (July to September)? Revenue is quantity times unit price. Sort from highest to lowest.";
+
+let workArea: string;
+let packed: PackedPackage[];
+
+beforeAll(async () => {
+  workArea = await mkdtemp("/tmp/codeaction-packaging-");
+  packed = await packPackages(join(workArea, "tarballs"));
+}, 900_000);
+afterAll(async () => {
+  if (workArea) await rm(workArea, { recursive: true, force: true });
+});
+
+describe("the tarballs", () => {
+  it("hold the compiled code, declarations, maps and run assets, and no sources, tests or fixtures", async () => {
+    const listing = async (entry: PackedPackage) => {
+      const run = await runCommand("tar", ["tzf", entry.tarball], { cwd: workArea, timeoutMs: 60_000 });
+      return run.stdout.trim().split("\n");
+    };
+    for (const entry of packed) {
+      const files = await listing(entry);
+      expect(files, entry.name).toContain("package/LICENSE");
+      expect(files, entry.name).toContain("package/README.md");
+      expect(files, entry.name).toContain("package/dist/index.js");
+      expect(files, entry.name).toContain("package/dist/index.d.ts");
+      expect(files, entry.name).toContain("package/dist/index.js.map");
+      expect(files, entry.name).toContain("package/dist/index.d.ts.map");
+      const strays = files.filter((file) =>
+        /(\.test\.|test-helper|\/fixtures\/|egress-fixture|\/src\/|\/test\/|tsbuildinfo)/.test(file),
+      );
+      expect(strays, entry.name).toEqual([]);
+    }
+    const sandbox = await listing(packed.find((entry) => entry.name === "sandbox")!);
+    expect(sandbox).toEqual(
+      expect.arrayContaining(["package/images/python/Dockerfile", "package/images/proxy/additions.sh"]),
+    );
+    const core = await listing(packed.find((entry) => entry.name === "core")!);
+    expect(core).toEqual(
+      expect.arrayContaining(["package/dist/bridge/relay.py", "package/dist/bridge/codeaction_tools.py"]),
+    );
+    const cli = await listing(packed.find((entry) => entry.name === "cli")!);
+    expect(cli).toContain("package/dist/bin.js");
+  });
+});
+
+describe.each<Installer>(["npm", "pnpm"])(
+  "installed with %s into a project outside the workspace",
+  (installer) => {
+    let project: string;
+
+    beforeAll(async () => {
+      project = join(workArea, `consumer-${installer}`);
+      await createConsumer(project, installer, packed);
+    }, 900_000);
+
+    it("an ESM program builds an agent with its own tool() and runs a turn in a real container that calls it", async () => {
+      const run = await runCommand(process.execPath, ["agent.mjs"], { cwd: project, timeoutMs: 300_000 });
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ answer: "42", status: "ok", calls: ["multiply:ok"] });
+    });
+
+    it("a strict nodenext TypeScript file type-checks against the shipped declarations (skipLibCheck off)", async () => {
+      const run = await runCommand(process.execPath, [typescriptCompiler, "-p", "tsconfig.json"], {
+        cwd: project,
+        timeoutMs: 600_000,
+      });
+      expect(run.exitCode, describeRun(run)).toBe(0);
+    });
+
+    it("codeaction doctor checks the engine, the image and a sandbox from the installed package", async () => {
+      const run = await runInstalledCli(project, installer, ["doctor"]);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(run.stdout).toMatch(/Image +codeaction\/python:3\.11 present, built from the current recipe/);
+      expect(run.stdout).toContain("code-action can run here.");
+    });
+
+    it("codeaction ask --csv --replay prints the seed's four totals", async () => {
+      const args = ["ask", "--csv", "orders.csv", "--replay", "q3-revenue.json", "--no-journal", question];
+      const run = await runInstalledCli(project, installer, args);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(seedTotals);
+    });
+
+    it("codeaction image build finds the shipped recipe and reuses the current image", async () => {
+      const run = await runInstalledCli(project, installer, ["image", "build"]);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(run.stdout).toMatch(
+        /^codeaction\/python:3\.11 is current \(recipe [0-9a-f]{16}\); nothing to build/,
+      );
+    });
+
+    it("require() from CommonJS works, or says the package is ESM and how to import it", async () => {
+      const run = await runCommand(process.execPath, ["require.cjs"], { cwd: project, timeoutMs: 60_000 });
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      const line = run.stdout.trim();
+      if (line.startsWith("required:")) expect(line).toBe("required: buildAgent is a function");
+      else expect(line).toMatch(/^refused: .*ESM.*import\(/s);
+    });
+  },
+);
