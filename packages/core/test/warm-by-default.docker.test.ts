@@ -1,7 +1,11 @@
-import { connectDocker, labelKeys } from "@codeaction/sandbox";
+import { connectDocker } from "@codeaction/sandbox";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildAgent } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
+
+/** The label the sandbox puts on every container it creates (packages/sandbox/src/labels.ts; not exported). */
+const ownerPidLabel = "codeaction.owner-pid";
+
 import { programReply } from "./helpers.ts";
 
 // An agent built with no sandbox options is warm: one container (its relay already running) waits
@@ -19,7 +23,7 @@ beforeAll(async () => {
 
 /** The sandbox containers this test process owns (each file runs in its own process). */
 function ownContainers(): Promise<ContainerSummary[]> {
-  return docker.listContainers({ all: true, filters: { label: [`${labelKeys.ownerPid}=${process.pid}`] } });
+  return docker.listContainers({ all: true, filters: { label: [`${ownerPidLabel}=${process.pid}`] } });
 }
 
 /** Polls until `check` holds for this process's containers; fails with what it saw last. */
