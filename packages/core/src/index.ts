@@ -19,6 +19,7 @@ export { DisagreementError } from "./errors/disagreement-error.ts";
 export { MaxIterationsError } from "./errors/max-iterations-error.ts";
 export { McpServerError } from "./errors/mcp-server-error.ts";
 export { McpToolError } from "./errors/mcp-tool-error.ts";
+export { ModelCallError } from "./errors/model-call-error.ts";
 export { SandboxRunError } from "./errors/sandbox-run-error.ts";
 export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";

@@ -151,5 +151,8 @@ export type AgentResult = {
   attempts: Attempt[];
   /** Tools pattern: every tool call. Code-action: also found inside attempts. */
   toolCalls: ToolCallRecord[];
+  /** Tokens summed over every model call of the turn (every attempt, sample and escalation). */
+  usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+  /** Whole milliseconds. */
   timings: { totalMs: number };
 };

@@ -1,11 +1,12 @@
 import { type AIMessage, HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
+import { ChatOpenAI } from "@langchain/openai";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { AbortError, buildAgent, CodeActionError, ConfigError } from "../src/index.ts";
+import { AbortError, buildAgent, CodeActionError, ConfigError, ModelCallError } from "../src/index.ts";
 import { toMessages } from "../src/input-messages.ts";
-import { ScriptedChatModel } from "../src/testing/index.ts";
+import { ScriptedChatModel, startOpenAIFixture } from "../src/testing/index.ts";
 import { RunRecorder } from "./run-recorder.ts";
 
 const add = () =>
@@ -229,6 +230,32 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     const innerRun = recorder.children(toolRun).find((run) => run.kind === "chain");
     expect(innerRun).toMatchObject({ name: "CodeActionAgent", ended: true, output: { answer: "42" } });
     await inner.shutdown();
+  });
+
+  it("a failing model call is one ModelCallError with the run id and the provider's message; usage is summed", async () => {
+    const fixture = await startOpenAIFixture({ replies: [] });
+    try {
+      const model = new ChatOpenAI({
+        model: "gpt-test",
+        apiKey: "sk-test",
+        configuration: { baseURL: fixture.baseURL },
+      });
+      await using agent = await buildAgent({ model });
+      const error = await agent.invoke("hi").catch((thrown: unknown) => thrown);
+      expect(ModelCallError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ status: 400, runId: expect.stringMatching(/^run_/), attempts: [] });
+      expect((error as Error).message).toContain("the fixture has no reply left");
+    } finally {
+      await fixture.close();
+    }
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: "add", args: { a: 1, b: 1 } }], usage: { inputTokens: 10, outputTokens: 4 } },
+      { content: "2", usage: { inputTokens: 20, outputTokens: 1 } },
+    ]);
+    await using agent = await buildAgent({ model, extraTools: [add()] });
+    const result = await agent.invoke("1 + 1?");
+    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 5, totalTokens: 35 });
+    expect(Number.isInteger(result.timings.totalMs)).toBe(true);
   });
 
   it("refuses options that do nothing for code-action", async () => {

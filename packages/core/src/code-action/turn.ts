@@ -4,7 +4,9 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langc
 import type { Logger } from "pino";
 import { AbortError } from "../errors/abort-error.ts";
 import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
+import { CodeActionError } from "../errors/code-action-error.ts";
 import { DisagreementError, type SampleRun } from "../errors/disagreement-error.ts";
+import { ModelCallError } from "../errors/model-call-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import type { ChatModelRunnable } from "../model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -109,6 +111,7 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
           answer: outcome.answer,
           attempts: outcome.attempts,
           toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
+          usage: totalUsage(outcome.attempts.map((attempt) => attempt.usage)),
           timings: { totalMs: Math.round(performance.now() - started) },
         };
         finished = true;
@@ -385,10 +388,12 @@ async function runAttemptSteps(
   const { settings } = options;
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
   const attemptStarted = performance.now();
-  const reply = await attemptOptions.model.invoke(attemptOptions.modelMessages, {
-    signal,
-    ...(callbacks ? { callbacks } : {}),
-  });
+  const reply = await attemptOptions.model
+    .invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) })
+    .catch((error: unknown) => {
+      if (signal.aborted || CodeActionError.isInstance(error)) throw error;
+      throw new ModelCallError({ runId, attempts: [...context.attempts], cause: error });
+    });
   const modelMs = Math.round(performance.now() - attemptStarted);
   const replyText = textOf(reply.content);
   const program = extractProgram(replyText);
@@ -552,7 +557,7 @@ export function textOf(content: BaseMessage["content"]): string {
     .join("");
 }
 
-function usageOf(reply: BaseMessage): Attempt["usage"] {
+export function usageOf(reply: BaseMessage): Attempt["usage"] {
   const usage = (reply as AIMessage).usage_metadata;
   if (!usage) return undefined;
   return {
@@ -560,4 +565,16 @@ function usageOf(reply: BaseMessage): Attempt["usage"] {
     outputTokens: usage.output_tokens,
     totalTokens: usage.total_tokens,
   };
+}
+
+/** Token usage summed over every model call of a turn (fields no call reported stay out). */
+export function totalUsage(usages: Array<Attempt["usage"]>): NonNullable<Attempt["usage"]> {
+  const total: NonNullable<Attempt["usage"]> = {};
+  for (const usage of usages) {
+    for (const key of ["inputTokens", "outputTokens", "totalTokens"] as const) {
+      const value = usage?.[key];
+      if (typeof value === "number") total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  return total;
 }

@@ -1,7 +1,10 @@
 import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
+import { totalUsage, usageOf } from "../code-action/turn.ts";
 import { AbortError } from "../errors/abort-error.ts";
+import { CodeActionError } from "../errors/code-action-error.ts";
 import { MaxIterationsError } from "../errors/max-iterations-error.ts";
+import { ModelCallError } from "../errors/model-call-error.ts";
 import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-error.ts";
 import { bindToolsThrough, type ChatModelRunnable, modelName } from "../model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -89,14 +92,18 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
       const logger = options.logger?.child({ runId, component: "tools-pattern" });
       const conversation = [...messages];
       const toolCalls: ToolCallRecord[] = [];
+      const usages: Array<ReturnType<typeof usageOf>> = [];
       let callCount = 0;
 
       for (let iteration = 1; iteration <= maxIterations; iteration++) {
         const prompt = instructions ? [new SystemMessage(instructions), ...conversation] : conversation;
-        const reply = (await bound.invoke(prompt, {
-          signal,
-          ...(run.callbacks ? { callbacks: run.callbacks } : {}),
-        })) as AIMessage;
+        const reply = (await bound
+          .invoke(prompt, { signal, ...(run.callbacks ? { callbacks: run.callbacks } : {}) })
+          .catch((error: unknown) => {
+            if (signal.aborted || CodeActionError.isInstance(error)) throw error;
+            throw new ModelCallError({ runId, attempts: [], cause: error });
+          })) as AIMessage;
+        usages.push(usageOf(reply));
         const requested = requestedCalls(reply);
         logger?.debug({ iteration, toolCalls: requested.length }, "model replied");
 
@@ -110,6 +117,7 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
             answer: reply.text,
             attempts: [],
             toolCalls,
+            usage: totalUsage(usages),
             timings: { totalMs: Math.round(performance.now() - started) },
           };
           yield { type: "answer", runId, result };
