@@ -54,7 +54,12 @@ describe("cancelling a code-action turn against the real engine", () => {
       description: "Add.",
       schema: z.object({ a: z.number(), b: z.number() }),
     });
-    await using agent = await buildAgent({ model, pattern: "code-action", extraTools: [add] });
+    await using agent = await buildAgent({
+      model,
+      pattern: "code-action",
+      sandbox: { pool: 0 },
+      extraTools: [add],
+    });
     const recorder = new RunRecorder();
     const result = await agent.invoke("2 + 3?", { callbacks: [recorder], runName: "analyst" });
     expect(result.answer).toBe("5");
@@ -75,7 +80,7 @@ describe("cancelling a code-action turn against the real engine", () => {
 
   test("abort while the program runs: AbortError with the attempt, container removed; the next turn works", async () => {
     const model = new ScriptedChatModel([sleeper, secondTurn]);
-    await using agent = await buildAgent({ model, pattern: "code-action" });
+    await using agent = await buildAgent({ model, pattern: "code-action", sandbox: { pool: 0 } });
     const controller = new AbortController();
     const turn = agent.invoke("sleep", { signal: controller.signal });
     setTimeout(() => controller.abort(new Error("client disconnected")), 3000);
@@ -91,7 +96,12 @@ describe("cancelling a code-action turn against the real engine", () => {
     const model = new ScriptedChatModel([
       programReply('from codeaction_tools import wait_forever\nprint("RESULT:", wait_forever())'),
     ]);
-    await using agent = await buildAgent({ model, pattern: "code-action", extraTools: [waiting.tool] });
+    await using agent = await buildAgent({
+      model,
+      pattern: "code-action",
+      sandbox: { pool: 0 },
+      extraTools: [waiting.tool],
+    });
     const controller = new AbortController();
     const events = await agent.stream("wait", { signal: controller.signal });
     const error = await (async () => {
@@ -117,6 +127,7 @@ describe("cancelling a code-action turn against the real engine", () => {
     await using agent = await buildAgent({
       model,
       pattern: "code-action",
+      sandbox: { pool: 0 },
       extraTools: [add],
       approval: ({ signal }) => {
         approvalSignal = signal;
