@@ -4,7 +4,8 @@ import { ChatAnthropic } from "@langchain/anthropic";
 import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { buildAgent, ConfigError, loadModel } from "../src/index.ts";
+import { buildAgent, ConfigError } from "../src/index.ts";
+import { loadModel } from "../src/model.ts";
 
 type Block = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown };
 

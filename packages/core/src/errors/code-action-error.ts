@@ -7,6 +7,7 @@ export type CodeActionErrorCode =
   | "max-iterations"
   | "mcp-server"
   | "mcp-tool"
+  | "model-call"
   | "sandbox-run"
   | "sandbox-unavailable"
   | "scripted-replies-exhausted"
