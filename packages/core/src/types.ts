@@ -1,3 +1,4 @@
+import type { OutputFile, RefusedOutputFile } from "./code-action/output-files.ts";
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = {
   tool: string;
@@ -151,5 +152,9 @@ export type AgentResult = {
   attempts: Attempt[];
   /** Tools pattern: every tool call. Code-action: also found inside attempts. */
   toolCalls: ToolCallRecord[];
+  /** Code-action: the files the answering program saved under /workspace/out (empty otherwise). */
+  files: OutputFile[];
+  /** Code-action: entries of /workspace/out that did not come back (links, over a limit...), and why. */
+  refusedFiles: RefusedOutputFile[];
   timings: { totalMs: number };
 };

@@ -110,6 +110,8 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
             answer: reply.text,
             attempts: [],
             toolCalls,
+            files: [],
+            refusedFiles: [],
             timings: { totalMs: Math.round(performance.now() - started) },
           };
           yield { type: "answer", runId, result };
