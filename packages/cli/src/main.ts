@@ -11,12 +11,13 @@ no network, and the answer is what the program prints.
 
 Commands:
   ask "question"        answer a question over CSV files (--csv) and MCP tools (--server)
+  chat                  an interactive session: follow-up questions see the earlier answers
   tools                 print the Python stubs a program would see
   run FILE.py           run your own program against your tools (--server, --csv), no model
   check --server "CMD"  check an MCP server's tools are ready for programs (a table, or --json)
   mcp --server "CMD"    serve code mode to any MCP client (stdio, or --http PORT)
   doctor                check Docker, its runtimes, the sandbox images and the limits
-  image build           build the sandbox image (--data: with numpy and pandas)
+  image build           build the sandbox image (--data: with numpy, pandas, matplotlib)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
 
 Options:
@@ -32,6 +33,7 @@ type Command = (args: string[], context: CliContext) => Promise<number>;
 // `doctor` does not load LangChain.
 const commands: Record<string, () => Promise<Command>> = {
   ask: async () => (await import("./commands/ask.ts")).askCommand,
+  chat: async () => (await import("./commands/chat.ts")).chatCommand,
   tools: async () => (await import("./commands/tools.ts")).toolsCommand,
   run: async () => (await import("./commands/run.ts")).runCommand,
   mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,

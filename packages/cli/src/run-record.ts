@@ -1,6 +1,7 @@
 import { AbortError, type AgentResult, type Attempt, type ToolCallRecord } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
 import type { ModelChoice } from "./model-choice.ts";
+import { type RecordedOutputFile, recordOutputFile } from "./output/write-output-files.ts";
 
 /** A tool result bigger than this (as JSON) is kept in the record as a preview and its size. */
 export const toolResultPreviewCharacters = 2000;
@@ -36,6 +37,10 @@ export type RunRecord = {
   error?: { code?: string; message: string };
   attempts: RecordedAttempt[];
   toolCalls: RecordedToolCall[];
+  /** The files the program saved under /workspace/out: names, sizes and hashes (and where they were written). */
+  files?: RecordedOutputFile[];
+  /** Entries of /workspace/out that did not come back, and why. */
+  refusedFiles?: { name: string; reason: string }[];
   timings: { totalMs?: number; setupMs?: number; turnMs?: number };
 };
 
@@ -104,6 +109,8 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
   record.answer = result.answer;
   record.attempts = result.attempts.map(recordAttempt);
   record.toolCalls = result.toolCalls.map(recordToolCall);
+  if (result.files.length > 0) record.files = result.files.map(recordOutputFile);
+  if (result.refusedFiles.length > 0) record.refusedFiles = result.refusedFiles;
   record.finishedAt = new Date().toISOString();
 }
 

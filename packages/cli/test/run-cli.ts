@@ -9,11 +9,16 @@ export type CliRun = { exitCode: number | null; stdout: string; stderr: string }
 
 /**
  * Runs `node packages/cli/bin/codeaction.js ...args` as a child process, with no OPENAI_API_KEY
- * unless `env` sets one, and resolves with its exit code and output. Kills it after `timeoutMs`.
+ * unless `env` sets one, with `input` on stdin (else none), and resolves with its exit code and output. Kills it after `timeoutMs`.
  */
 export function runCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    timeoutMs?: number;
+    input?: string;
+  } = {},
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.OPENAI_API_KEY;
@@ -26,14 +31,15 @@ export function runCli(
     const child = spawn(process.execPath, [binPath, ...args], {
       cwd: options.cwd ?? repositoryRoot,
       env,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
     });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
       stderr += chunk;
     });
     const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 100_000);

@@ -27,6 +27,8 @@ describe("buildAgent options", () => {
       maxToolCalls: 50,
       samples: 1,
       decimals: 2,
+      outputFiles: { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024, maxFiles: 20 },
+      dataFiles: [],
     });
     expect(parseBuildAgentOptions({ model }).pattern).toBe("tools");
   });

@@ -1,8 +1,10 @@
-import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import { parseSize, type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
+import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
+import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { relayCommand } from "./code-action/run-program.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
@@ -31,6 +33,10 @@ export type CodeActionOptions = {
   decimals?: number;
   /** A stronger model that writes one more program on disagreement or when every attempt failed. */
   escalate?: { model: ModelOption };
+  /** Limits on the files a program saves under /workspace/out (defaults: 10 MiB each, 50 MiB in all, 20 files). */
+  outputFiles?: Partial<OutputFileLimits>;
+  /** Host files placed read-only in every sandbox at /workspace/data/<file name>, streamed in. */
+  dataFiles?: string[];
 };
 
 /** Everything `buildAgent` takes; unknown keys are refused with a "did you mean" hint (ConfigError). */
@@ -81,6 +87,15 @@ const codeActionSchema = z.strictObject({
   samples: z.number().int().min(1).max(9).default(1),
   decimals: z.number().int().min(0).max(12).default(2),
   escalate: z.strictObject({ model: modelSchema }).optional(),
+  outputFiles: z
+    .strictObject({
+      maxFileBytes: z.number().int().positive().default(defaultOutputFileLimits.maxFileBytes),
+      maxTotalBytes: z.number().int().positive().default(defaultOutputFileLimits.maxTotalBytes),
+      maxFiles: z.number().int().min(0).default(defaultOutputFileLimits.maxFiles),
+    })
+    .default(defaultOutputFileLimits),
+  /** Host files placed read-only in every sandbox at /workspace/data/<file name>. */
+  dataFiles: z.array(z.string().min(1)).default([]),
 });
 
 const isTool = (value: unknown) =>
@@ -234,6 +249,12 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
   const pendingRemovals = new Set<Promise<void>>();
 
   try {
+    let dataFiles: DataFile[] = [];
+    if (codeAction && manager && options.codeAction.dataFiles.length > 0) {
+      const disk = manager.config.diskLimit;
+      const workspaceBytes = typeof disk === "number" ? disk : (parseSize(disk) ?? 1024 ** 3);
+      dataFiles = await describeDataFiles(options.codeAction.dataFiles, workspaceBytes);
+    }
     let shellSession: SandboxSession | undefined;
     if (manager) {
       try {
@@ -276,7 +297,11 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
           instructions: options.instructions,
           approval: options.approval,
           logger,
-          sandboxDescription: describeSandbox(sandboxInput),
+          sandboxDescription: [
+            describeSandbox(sandboxInput),
+            ...(dataFiles.length > 0 ? [describeDataFilesForPrompt(dataFiles)] : []),
+          ].join(". "),
+          dataFiles,
           trackRemoval: (removal) => {
             pendingRemovals.add(removal);
             void removal.finally(() => pendingRemovals.delete(removal));
@@ -334,7 +359,7 @@ export function withDefaultPool(input: SandboxConfigInput, samples: number): San
 function describeSandbox(input: SandboxConfigInput): string {
   const image = input.image ?? "codeaction/python:3.11";
   const packages = /^codeaction\/python:3\.11-data$/.test(image)
-    ? "Python 3.11 with the standard library plus numpy and pandas (no pip installs)"
+    ? "Python 3.11 with the standard library plus numpy, pandas, openpyxl and matplotlib (Agg backend: save figures with savefig; no pip installs)"
     : image === "codeaction/python:3.11"
       ? "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs)"
       : `the image ${image} (Python 3 with what that image installs; no pip installs)`;

@@ -3,6 +3,12 @@ export { CodeActionAgent } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
 export type {
+  OutputFile,
+  OutputFileLimits,
+  RefusedOutputFile,
+} from "./code-action/output-files.ts";
+export { defaultOutputFileLimits, outputDirectory } from "./code-action/output-files.ts";
+export type {
   ProgramRunner,
   ProgramRunnerOptions,
   ProgramRunResult,

@@ -1,3 +1,4 @@
+import type { OutputFile, RefusedOutputFile } from "./code-action/output-files.ts";
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = {
   tool: string;
@@ -153,6 +154,10 @@ export type AgentResult = {
   toolCalls: ToolCallRecord[];
   /** Tokens summed over every model call of the turn (every attempt, sample and escalation). */
   usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+  /** Code-action: the files the answering program saved under /workspace/out (empty otherwise). */
+  files: OutputFile[];
+  /** Code-action: entries of /workspace/out that did not come back (links, over a limit...), and why. */
+  refusedFiles: RefusedOutputFile[];
   /** Whole milliseconds. */
   timings: { totalMs: number };
 };

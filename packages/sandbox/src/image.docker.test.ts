@@ -11,7 +11,13 @@ async function runIn(image: string, command: string[]): Promise<string> {
     Image: image,
     Cmd: command,
     Labels: { "codeaction.test": "image" },
-    HostConfig: { NetworkMode: "none", ReadonlyRootfs: true, CapDrop: ["ALL"] },
+    // /tmp as in the sandbox: matplotlib keeps its config and font cache there.
+    HostConfig: {
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      Tmpfs: { "/tmp": "rw,size=64m" },
+    },
   });
   try {
     await container.start();
@@ -50,14 +56,15 @@ describe("sandbox images", () => {
     expect(info.Config.Volumes ?? {}).toEqual({});
   });
 
-  it("the data flavour has numpy and pandas", async () => {
+  it("the data flavour has numpy, pandas, openpyxl and matplotlib drawing with Agg", async () => {
     expect((await imageState(docker, "data")).state).toBe("current");
     const output = await runIn("codeaction/python:3.11-data", [
       "python3",
       "-c",
-      "import numpy, pandas; print('pandas', pandas.__version__)",
+      "import numpy, pandas, openpyxl, matplotlib.pyplot as plot; print('pandas', pandas.__version__); print('backend', plot.get_backend())",
     ]);
     expect(output).toMatch(/^pandas \d/m);
+    expect(output).toMatch(/^backend agg$/m);
   });
 
   it("the Dockerfile path gives the same image from a locally tagged base (no pull)", async () => {

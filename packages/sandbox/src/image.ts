@@ -10,7 +10,8 @@ import { ImageBuildError } from "./errors/image-build-error.ts";
 
 /**
  * The sandbox images: `codeaction/python:3.11` (standard library only) and
- * `codeaction/python:3.11-data` (adds numpy and pandas). Two build paths give the
+ * `codeaction/python:3.11-data` (adds numpy, pandas, matplotlib with the Agg backend, and
+ * openpyxl for Excel files). Two build paths give the
  * same image: a Dockerfile FROM python:3.11-slim where a registry is reachable, and
  * offline a Debian root filesystem from debootstrap, imported with `docker import`.
  * Both run images/python/additions.sh. The recipe version (a hash of the recipe files
@@ -30,14 +31,38 @@ export type BuildMethod = "auto" | "offline" | "dockerfile";
 
 const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../images/python");
 const DEBIAN_SUITE = "bookworm";
-const FLAVOURS: Record<ImageFlavour, { name: string; debianPackages: string[]; pipPackages: string[] }> = {
+type Flavour = {
+  name: string;
+  debianPackages: string[];
+  pipPackages: string[];
+  /** Extra image environment (ENV of the offline path). */
+  environment?: Record<string, string>;
+};
+const FLAVOURS: Record<ImageFlavour, Flavour> = {
+  // No `environment` key: the recipe hash of the base image stays as it was.
   base: { name: DEFAULT_IMAGE, debianPackages: ["python3", "python3-pip"], pipPackages: [] },
   data: {
     name: DATA_IMAGE,
-    debianPackages: ["python3", "python3-pip", "python3-numpy", "python3-pandas"],
-    pipPackages: ["numpy", "pandas"],
+    debianPackages: [
+      "python3",
+      "python3-pip",
+      "python3-numpy",
+      "python3-pandas",
+      "python3-matplotlib",
+      "python3-openpyxl",
+    ],
+    pipPackages: ["numpy", "pandas", "matplotlib", "openpyxl"],
+    // No display in a sandbox: draw with Agg, and keep matplotlib's config and font cache in /tmp
+    // (the image's root is read-only at run time; /tmp is a writable tmpfs).
+    environment: { MPLBACKEND: "Agg", MPLCONFIGDIR: "/tmp/matplotlib" },
   },
 };
+
+function environmentLine(flavour: ImageFlavour): string {
+  return Object.entries(FLAVOURS[flavour].environment ?? {})
+    .map(([key, value]) => ` ${key}=${value}`)
+    .join("");
+}
 
 export function imageName(flavour: ImageFlavour): string {
   return FLAVOURS[flavour].name;
@@ -167,6 +192,8 @@ async function buildWithDockerfile(
       { context: RECIPE_DIR, src: ["Dockerfile", "additions.sh"] },
       {
         t: name,
+        // The flavour's environment is not passed here: pip's matplotlib picks Agg without a display
+        // and, with HOME=/workspace, keeps its config in a writable place.
         buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
         labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
         rm: true,
@@ -193,7 +220,7 @@ async function buildOffline(
     debianPackages: FLAVOURS[flavour].debianPackages,
     additionsScript: join(RECIPE_DIR, "additions.sh"),
     changes: [
-      "ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+      `ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${environmentLine(flavour)}`,
       "WORKDIR /workspace",
       "USER 65534:65534",
       `LABEL ${RECIPE_LABEL}=${version} codeaction.flavour=${flavour}`,

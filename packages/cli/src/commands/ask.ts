@@ -5,6 +5,7 @@ import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { appendToJournal, defaultJournalPath } from "../journal.ts";
 import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
+import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
 import {
   completeRunRecord,
   createRunRecord,
@@ -14,6 +15,7 @@ import {
 } from "../run-record.ts";
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
+import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, type Progress } from "../terminal/progress.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
@@ -30,7 +32,8 @@ model in use and --show-program go to stderr.
 
 Data:
   --csv FILE            a CSV file; the program gets load_<name>() returning typed rows
-                        (ints, floats, booleans inferred per column; blank cells None) (repeatable)
+                        (ints, floats, booleans inferred per column; blank cells None), and the
+                        file itself, read-only, at /workspace/data/<file name> (repeatable)
   --server "CMD"        an MCP server started with this command line (stdio), or an http(s) URL;
                         its tools join the CSV tools (repeatable)
 
@@ -45,6 +48,11 @@ Sandbox:
   --data                the data image, codeaction/python:3.11-data (numpy, pandas)
 
 Output:
+  --format F            table, json, csv or text (the answer as the program printed it);
+                        default: table on a terminal, text otherwise. A list of records is an
+                        aligned table, a dict key/value lines, anything else itself
+  --out DIR             where files the program saves under /workspace/out are written:
+                        DIR/<runId>/ (default ./codeaction-out/<runId>/); their paths go to stderr
   --show-program        also show (on stderr) each program, each tool call and the timings
   --json                print the whole run record as JSON instead of the answer
   --journal PATH        append the run record here (default ${defaultJournalPath})
@@ -67,6 +75,8 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     image: { type: "string" },
     data: { type: "boolean" },
     "show-program": { type: "boolean" },
+    format: { type: "string" },
+    out: { type: "string" },
     json: { type: "boolean" },
     journal: { type: "string" },
     "no-journal": { type: "boolean" },
@@ -82,6 +92,12 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     choiceOption(command, "pattern", values.pattern, ["code-action", "tools"] as const) ?? "code-action";
   if (values.image !== undefined && values.data) {
     throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  const format =
+    choiceOption(command, "format", values.format, answerFormats) ??
+    (context.stdout.isTTY ? "table" : "text");
+  if (values.format !== undefined && values.json) {
+    throw new UsageError({ command, message: "--format and --json cannot be combined" });
   }
   if (values.journal !== undefined && values["no-journal"]) {
     throw new UsageError({ command, message: "--journal and --no-journal cannot be combined" });
@@ -150,6 +166,8 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
             // Paging through a big CSV is legitimate: it must not use up the default 50 calls.
             codeAction: {
               maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
+              // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
+              dataFiles: csv.tables.map((table) => table.file),
             },
           }
         : {}),
@@ -182,6 +200,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
 
   record.timings.totalMs = Math.round(performance.now() - started);
   record.timings.turnMs = result.timings.totalMs;
+  await saveOutputFiles(result, record, { out: values.out, context });
   // The journal is written before the answer is printed: an answer on screen is always on record.
   if (journalPath) await appendToJournal(journalPath, record);
   if (showProgram) {
@@ -202,13 +221,38 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   if (values.json) {
     context.stdout.write(`${terminalSafeJson(record, 2)}\n`);
   } else {
-    const answer = escapeForTerminal(result.answer);
-    context.stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
+    context.stdout.write(formatAnswer(result.answer, format));
   }
   return 0;
 }
 
-async function loadModel(choice: ModelChoice): Promise<ModelOption> {
+/** Writes the files that came back to disk, records where, and lists them (and any refusals) on stderr. */
+export async function saveOutputFiles(
+  result: AgentResult,
+  record: RunRecord | undefined,
+  options: { out: string | undefined; context: CliContext },
+): Promise<string[]> {
+  const { context } = options;
+  for (const refused of result.refusedFiles) {
+    context.stderr.write(
+      `codeaction: /workspace/out/${escapeForTerminal(refused.name, { keepNewlines: false })} did not come back: ${escapeForTerminal(refused.reason, { keepNewlines: false })}\n`,
+    );
+  }
+  if (result.files.length === 0) return [];
+  const folder = outputFolderFor(result.runId, { out: options.out, cwd: context.cwd });
+  const paths = await writeOutputFiles(result.files, folder);
+  paths.forEach((path, index) => {
+    const recorded = record?.files?.[index];
+    if (recorded) recorded.path = path;
+    const file = result.files[index]!;
+    context.stderr.write(
+      `file: ${escapeForTerminal(path, { keepNewlines: false })} (${file.size} bytes, ${file.mediaType})\n`,
+    );
+  });
+  return paths;
+}
+
+export async function loadModel(choice: ModelChoice): Promise<ModelOption> {
   if (choice.kind === "live") return choice.model;
   const { ScriptedChatModel } = await import("@codeaction/core/testing");
   try {

@@ -51,6 +51,7 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
     "   let them propagate unless the question says how to handle them.",
     "",
     `The sandbox: ${options.sandboxDescription}. /workspace is writable scratch space; everything else is read-only.`,
+    "Files the user should get (charts, tables, reports) go in /workspace/out/ (create it); they come back with the answer.",
     "",
     "Functions:",
     tools,

@@ -13,9 +13,11 @@ import type { ToolSpec } from "../tool-spec.ts";
 import { trackToolCalls } from "../tracing/tool-runs.ts";
 import { linkedController, startChildRun, type TurnRunOptions } from "../tracing/turn-run.ts";
 import type { AgentEvent, AgentResult, ApprovalHook, Attempt, AttemptStatus } from "../types.ts";
+import { type DataFile, placeDataFiles } from "./data-files.ts";
 import { createEventQueue } from "./event-queue.ts";
 import { extractProgram, parseResultLine } from "./extract-program.ts";
 import { normalizeAnswer } from "./normalize-answer.ts";
+import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
 import {
   buildCodeActionPrompt,
   buildEscalationMessage,
@@ -43,6 +45,8 @@ export type CodeActionSettings = {
   decimals: number;
   /** A stronger model that writes one more program on disagreement or when every attempt failed. */
   escalate?: { model: ChatModelRunnable };
+  /** Limits on the files that come back from /workspace/out. */
+  outputFiles: OutputFileLimits;
 };
 
 export type CodeActionTurnOptions = {
@@ -57,6 +61,8 @@ export type CodeActionTurnOptions = {
   logger?: Logger;
   /** What the sandbox has, for the prompt ("Python 3.11 with the standard library only ..."). */
   sandboxDescription?: string;
+  /** Host files placed read-only at /workspace/data in each attempt's container. */
+  dataFiles?: DataFile[];
   /** Receives every container removal, so shutdown() can wait for them. */
   trackRemoval?: (removal: Promise<void>) => void;
 };
@@ -109,6 +115,8 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
           pattern: "code-action",
           status: outcome.status,
           answer: outcome.answer,
+          files: outcome.files.files,
+          refusedFiles: outcome.files.refused,
           attempts: outcome.attempts,
           toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
           usage: totalUsage(outcome.attempts.map((attempt) => attempt.usage)),
@@ -154,11 +162,13 @@ type TurnContext = {
   cleanups: Set<Promise<unknown>>;
 };
 
-type SampleOutcome = { attempts: Attempt[]; answer?: string };
+type SampleOutcome = { attempts: Attempt[]; answer?: string; files?: CollectedFiles };
+
+const noFiles: CollectedFiles = { files: [], refused: [] };
 
 async function runTurn(
   context: TurnContext,
-): Promise<{ answer: string; status: "ok" | "escalated"; attempts: Attempt[] }> {
+): Promise<{ answer: string; status: "ok" | "escalated"; attempts: Attempt[]; files: CollectedFiles }> {
   const { options, runId } = context;
   const { settings } = options;
   const { conversation, question, extraInstructions } = splitConversation(context.messages);
@@ -185,7 +195,10 @@ async function runTurn(
   const attempts = outcomes.flatMap((outcome) => outcome.attempts);
 
   const decision = decide(outcomes, settings);
-  if (decision.answer !== undefined) return { answer: decision.answer, status: "ok", attempts };
+  if (decision.answer !== undefined) {
+    const files = outcomes[decision.sampleIndex]?.files ?? noFiles;
+    return { answer: decision.answer, status: "ok", attempts, files };
+  }
 
   const samples: SampleRun[] = outcomes.map((outcome, index) => ({
     sample: index + 1,
@@ -228,7 +241,12 @@ async function runTurn(
     });
     const all = [...attempts, ...escalation.attempts];
     if (escalation.answer !== undefined)
-      return { answer: escalation.answer, status: "escalated", attempts: all };
+      return {
+        answer: escalation.answer,
+        status: "escalated",
+        attempts: all,
+        files: escalation.files ?? noFiles,
+      };
     throw new AttemptsExhaustedError({ runId, attempts: all });
   }
 
@@ -240,17 +258,19 @@ async function runTurn(
 function decide(
   outcomes: SampleOutcome[],
   settings: CodeActionSettings,
-): { answer?: string; anySucceeded: boolean } {
-  const groups = new Map<string, string[]>();
-  for (const outcome of outcomes) {
-    if (outcome.answer === undefined) continue;
+): { answer?: string; sampleIndex: number; anySucceeded: boolean } {
+  const groups = new Map<string, number[]>();
+  outcomes.forEach((outcome, index) => {
+    if (outcome.answer === undefined) return;
     const key = normalizeAnswer(outcome.answer, { decimals: settings.decimals });
-    groups.set(key, [...(groups.get(key) ?? []), outcome.answer]);
+    groups.set(key, [...(groups.get(key) ?? []), index]);
+  });
+  for (const indexes of groups.values()) {
+    const first = indexes[0]!;
+    if (indexes.length * 2 > outcomes.length)
+      return { answer: outcomes[first]?.answer, sampleIndex: first, anySucceeded: true };
   }
-  for (const answers of groups.values()) {
-    if (answers.length * 2 > outcomes.length) return { answer: answers[0], anySucceeded: true };
-  }
-  return { anySucceeded: groups.size > 0 };
+  return { sampleIndex: -1, anySucceeded: groups.size > 0 };
 }
 
 type SampleOptions = {
@@ -273,7 +293,7 @@ async function runSample(context: TurnContext, sampleOptions: SampleOptions): Pr
 
   for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
     context.signal.throwIfAborted();
-    const { attempt, run } = await runAttempt(context, {
+    const { attempt, run, files } = await runAttempt(context, {
       ...sampleOptions,
       attemptNumber,
       modelMessages,
@@ -298,7 +318,7 @@ async function runSample(context: TurnContext, sampleOptions: SampleOptions): Pr
       `code-action exit=${run.exitCode} status=${status} stdout=${JSON.stringify(run.stdout)} stderr=${JSON.stringify(run.stderr)}`,
     );
 
-    if (status === "ok") return { attempts, answer: attempt.result };
+    if (status === "ok") return { attempts, answer: attempt.result, files };
     context.signal.throwIfAborted();
     if (status === "infrastructure") {
       throw new SandboxRunError({
@@ -352,7 +372,7 @@ type AttemptOptions = SampleOptions & {
 async function runAttempt(
   context: TurnContext,
   attemptOptions: AttemptOptions,
-): Promise<{ attempt: Attempt; run: ProgramRun }> {
+): Promise<{ attempt: Attempt; run: ProgramRun; files: CollectedFiles }> {
   const { attemptNumber, sample, escalated } = attemptOptions;
   const attemptRun = await startChildRun(context.callbacks, {
     name: `attempt ${attemptNumber}`,
@@ -383,7 +403,7 @@ async function runAttemptSteps(
   context: TurnContext,
   attemptOptions: AttemptOptions,
   callbacks: CallbackManager | undefined,
-): Promise<{ attempt: Attempt; run: ProgramRun }> {
+): Promise<{ attempt: Attempt; run: ProgramRun; files: CollectedFiles }> {
   const { options, runId, emit, signal } = context;
   const { settings } = options;
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
@@ -406,7 +426,9 @@ async function runAttemptSteps(
 
   const tracker = trackToolCalls(options.tools, callbacks);
   let run: ProgramRun;
+  let files: CollectedFiles = noFiles;
   try {
+    if (options.dataFiles?.length) await placeDataFiles(session, options.dataFiles);
     run = await runProgram({
       session,
       program,
@@ -428,6 +450,8 @@ async function runAttemptSteps(
       },
       signal,
     });
+    // Files come back only from a run that printed its answer, before its container goes.
+    if (run.status === "ok") files = await collectFiles(session, settings.outputFiles, logger);
   } finally {
     // Removal is off the critical path: the answer does not wait for it, shutdown() does (and an
     // aborted turn does, with the tool calls still running).
@@ -465,7 +489,22 @@ async function runAttemptSteps(
     },
     usage: usageOf(reply),
   };
-  return { attempt, run };
+  return { attempt, run, files };
+}
+
+/** The files of /workspace/out; a failure to read them is reported as a refusal, not a failed run. */
+async function collectFiles(
+  session: SandboxSession,
+  limits: OutputFileLimits,
+  logger: Logger | undefined,
+): Promise<CollectedFiles> {
+  try {
+    return await collectOutputFiles(session, limits);
+  } catch (error) {
+    logger?.warn({ error }, "could not read /workspace/out");
+    const reason = `could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    return { files: [], refused: [{ name: "out", reason }] };
+  }
 }
 
 function trackCleanup(context: TurnContext, pending: Promise<unknown>): void {

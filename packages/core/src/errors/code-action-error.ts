@@ -3,6 +3,7 @@ export type CodeActionErrorCode =
   | "aborted"
   | "attempts-exhausted"
   | "config"
+  | "data-file"
   | "disagreement"
   | "max-iterations"
   | "mcp-server"

@@ -118,6 +118,8 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
             attempts: [],
             toolCalls,
             usage: totalUsage(usages),
+            files: [],
+            refusedFiles: [],
             timings: { totalMs: Math.round(performance.now() - started) },
           };
           yield { type: "answer", runId, result };

@@ -1,0 +1,228 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import type { Agent, AgentResult } from "@codeaction/core";
+import type { BaseMessage } from "@langchain/core/messages";
+import { choiceOption, parseCommandArguments } from "../arguments.ts";
+import type { CliContext } from "../context.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { chooseModel, describeModelChoice } from "../model-choice.ts";
+import { serverSpecs } from "../server-options.ts";
+import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
+import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
+import { createProgress } from "../terminal/progress.ts";
+import { loadModel, saveOutputFiles } from "./ask.ts";
+
+export const chatHelp = `Usage: codeaction chat [options]
+
+An interactive session over your data: each line is a question, answered by a program in a fresh
+sandbox, and each question sees the conversation so far (earlier questions and answers), so
+"and in Q2?" works. On a terminal: line editing and history. Anywhere else (a pipe, a file) each
+line of stdin is one question, so a session can be scripted.
+
+In the session:
+  /program              show the last program
+  /files                list the files the last answer brought back
+  /save [PATH]          write the session's record as JSON (default ./codeaction-chat-<time>.json)
+  /help                 this list
+  Ctrl-C                cancel the running question (the model call and the container are
+                        stopped) and keep the session; at the prompt, clear the line
+  Ctrl-D, /exit         end the session
+
+Options: --csv FILE, --server "CMD", --model M, --replay FILE (one recorded reply per program,
+across the whole session), --data, --image NAME, --format table|json|csv|text, --out DIR,
+as for \`codeaction ask\`.`;
+
+type ChatTurn = {
+  question: string;
+  runId?: string;
+  answer?: string;
+  error?: string;
+  program?: string;
+  files: string[];
+};
+
+export async function chatCommand(args: string[], context: CliContext): Promise<number> {
+  const command = "chat";
+  const { values, positionals } = parseCommandArguments(command, args, {
+    csv: { type: "string", multiple: true },
+    server: { type: "string", multiple: true },
+    model: { type: "string" },
+    replay: { type: "string" },
+    image: { type: "string" },
+    data: { type: "boolean" },
+    format: { type: "string" },
+    out: { type: "string" },
+  });
+  if (values.help) {
+    context.stdout.write(`${chatHelp}\n`);
+    return 0;
+  }
+  if (positionals.length > 0) {
+    throw new UsageError({
+      command,
+      message: "chat takes no question on the command line; type them in the session",
+    });
+  }
+  if (values.image !== undefined && values.data) {
+    throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  const format: AnswerFormat =
+    choiceOption(command, "format", values.format, answerFormats) ??
+    (context.stdout.isTTY ? "table" : "text");
+  const servers = await serverSpecs(values.server ?? [], command);
+  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const progress = createProgress({ stream: context.stderr });
+  progress.note(describeModelChoice(modelChoice));
+  const [{ buildAgent }, { loadCsvTools }] = await Promise.all([
+    import("@codeaction/core"),
+    import("../csv/csv-tools.ts"),
+  ]);
+  const csv = await loadCsvTools(values.csv ?? [], { onFile: (file) => progress.update(`reading ${file}`) });
+  const image = values.image ?? (values.data ? "codeaction/python:3.11-data" : "codeaction/python:3.11");
+  progress.update("checking the Docker sandbox");
+  const agent = await buildAgent({
+    model: await loadModel(modelChoice),
+    pattern: "code-action",
+    extraTools: csv.tools,
+    ...(Object.keys(servers).length > 0 ? { servers } : {}),
+    sandbox: { network: "none", image },
+    codeAction: { dataFiles: csv.tables.map((table) => table.file) },
+  });
+  progress.stop();
+  try {
+    await runSession(agent, { context, format, out: values.out });
+  } finally {
+    await agent.shutdown().catch(() => undefined);
+  }
+  return 0;
+}
+
+type Session = {
+  agent: Agent;
+  context: CliContext;
+  format: AnswerFormat;
+  out: string | undefined;
+  messages: BaseMessage[];
+  turns: ChatTurn[];
+  last?: AgentResult;
+  /** Cancels the running turn, when there is one. */
+  cancel?: () => void;
+};
+
+async function runSession(
+  agent: Agent,
+  options: { context: CliContext; format: AnswerFormat; out: string | undefined },
+): Promise<void> {
+  const { context } = options;
+  const interactive = process.stdin.isTTY === true && context.stdout.isTTY === true;
+  const lines = createInterface({
+    input: process.stdin,
+    ...(interactive ? { output: context.stderr, terminal: true, historySize: 500 } : { terminal: false }),
+  });
+  const session: Session = { agent, ...options, messages: [], turns: [] };
+  lines.on("SIGINT", () => {
+    if (session.cancel) {
+      session.cancel();
+      context.stderr.write("\ncodeaction: cancelling this question; the session goes on\n");
+    } else {
+      context.stderr.write("^C (Ctrl-D ends the session)\n");
+      lines.write(null, { ctrl: true, name: "u" });
+      prompt(lines, interactive);
+    }
+  });
+  prompt(lines, interactive);
+  for await (const line of lines) {
+    const text = line.trim();
+    if (text === "/exit" || text === "/quit") break;
+    if (text !== "") await handleLine(session, text);
+    prompt(lines, interactive);
+  }
+  lines.close();
+}
+
+function prompt(lines: Interface, interactive: boolean): void {
+  if (interactive) {
+    lines.setPrompt("? ");
+    lines.prompt();
+  }
+}
+
+async function handleLine(session: Session, text: string): Promise<void> {
+  const { context } = session;
+  if (text.startsWith("/")) {
+    const [name, ...rest] = text.split(/\s+/);
+    if (name === "/program") {
+      const program = session.turns.findLast((turn) => turn.program)?.program;
+      context.stderr.write(`${program ? escapeForTerminal(program.trimEnd()) : "no program yet"}\n`);
+    } else if (name === "/files") {
+      const files = session.turns.at(-1)?.files ?? [];
+      context.stderr.write(
+        files.length ? `${files.map((file) => escapeForTerminal(file)).join("\n")}\n` : "no files\n",
+      );
+    } else if (name === "/save") {
+      const path = resolve(
+        context.cwd,
+        rest.join(" ") || `codeaction-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
+      );
+      await writeFile(path, `${JSON.stringify({ version: 1, turns: session.turns }, null, 2)}\n`);
+      context.stderr.write(`saved the session to ${escapeForTerminal(path)}\n`);
+    } else {
+      context.stderr.write(`${chatHelp.split("In the session:\n")[1]?.split("\n\nOptions:")[0] ?? ""}\n`);
+    }
+    return;
+  }
+  await askInSession(session, text);
+}
+
+/** One question: a turn that sees the conversation so far. A failure is reported and the session goes on. */
+async function askInSession(session: Session, question: string): Promise<void> {
+  const { context } = session;
+  const turn: ChatTurn = { question, files: [] };
+  session.turns.push(turn);
+  const progress = createProgress({ stream: context.stderr });
+  const messages = [...session.messages, { role: "user" as const, content: question }];
+  const abort = new AbortController();
+  let cancelled = false;
+  session.cancel = () => {
+    cancelled = true;
+    // A real abort: the model call and the running program stop, and the container is removed.
+    abort.abort(new Error("cancelled (Ctrl-C)"));
+  };
+  try {
+    progress.update("waiting for the model");
+    const events = await session.agent.stream({ messages }, { signal: abort.signal });
+    for await (const event of events) {
+      if (event.type === "program-start") {
+        turn.program = event.program;
+        progress.update("running the program in the sandbox");
+      } else if (event.type === "answer") {
+        progress.stop();
+        await finishTurn(session, turn, event.result);
+        return;
+      }
+    }
+    throw new Error("the agent's stream ended without an answer");
+  } catch (error) {
+    progress.stop();
+    turn.error = cancelled ? "cancelled" : error instanceof Error ? error.message : String(error);
+    context.stderr.write(
+      cancelled
+        ? "codeaction: cancelled\n"
+        : `codeaction: this question failed: ${escapeForTerminal(turn.error)}\n`,
+    );
+  } finally {
+    progress.stop();
+    session.cancel = undefined;
+  }
+}
+
+async function finishTurn(session: Session, turn: ChatTurn, result: AgentResult): Promise<void> {
+  // The next question sees this one and its answer.
+  session.messages = result.messages;
+  session.last = result;
+  turn.runId = result.runId;
+  turn.answer = result.answer;
+  turn.files = await saveOutputFiles(result, undefined, { out: session.out, context: session.context });
+  session.context.stdout.write(formatAnswer(result.answer, session.format));
+}

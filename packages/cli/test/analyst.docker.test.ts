@@ -1,0 +1,242 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startOpenAIFixture } from "@codeaction/core/testing";
+import { PNG } from "pngjs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { repositoryRoot, runCli } from "./run-cli.ts";
+
+// The analyst's desk through the CLI process, on real containers, with replayed programs: answers
+// as tables, files out of /workspace/out (a matplotlib chart from the data image), and refusals.
+
+const orders = join(repositoryRoot, "examples/data/orders.csv");
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-analyst-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function programReplay(name: string, programs: string[]): Promise<string> {
+  const path = join(folder, name);
+  const replies = programs.map((program) => `The program.\n\n\`\`\`python\n${program}\n\`\`\``);
+  await writeFile(path, JSON.stringify({ replies }));
+  return path;
+}
+
+async function lastJournalRecord(cwd: string): Promise<Record<string, unknown>> {
+  const lines = (await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8")).trim().split("\n");
+  return JSON.parse(lines.at(-1)!) as Record<string, unknown>;
+}
+
+describe("codeaction ask --format table (real sandbox, replayed model)", () => {
+  it("prints records as an aligned table, a dict as key/value lines and a scalar as itself", async () => {
+    const answers = {
+      records:
+        'import json\nprint("RESULT: " + json.dumps([{"region": "North America", "revenue": 108664.0}, {"region": "APAC", "revenue": 65023.5}]))',
+      dict: 'import json\nprint("RESULT: " + json.dumps({"orders": 1250, "regions": 4}))',
+      scalar: 'print("RESULT: 332704.5")',
+    };
+    const outputs: Record<string, string> = {};
+    for (const [name, program] of Object.entries(answers)) {
+      const replay = await programReplay(`${name}.json`, [program]);
+      const run = await runCli(["ask", "--replay", replay, "--format", "table", "--no-journal", "Show it."], {
+        cwd: folder,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      outputs[name] = run.stdout;
+    }
+    expect(outputs.records).toBe(
+      [
+        "region           revenue",
+        "─────────────  ─────────",
+        "North America  108,664.0",
+        "APAC            65,023.5",
+        "",
+      ].join("\n"),
+    );
+    expect(outputs.dict).toBe("orders:   1,250\nregions:  4\n");
+    expect(outputs.scalar).toBe("332704.5\n");
+  });
+});
+
+describe("files out of /workspace/out (real sandbox, replayed model)", () => {
+  it("brings back the matplotlib chart of Q3 revenue from the data image as a valid 800x500 PNG", async () => {
+    const cwd = await mkdtemp(join(folder, "chart-"));
+    const replay = join(repositoryRoot, "examples/replays/q3-revenue-chart.json");
+    const run = await runCli(
+      ["ask", "--data", "--csv", orders, "--replay", replay, "Chart the Q3 revenue per region."],
+      { cwd, timeoutMs: 200_000 },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([
+      { region: "North America", revenue: 108664 },
+      { region: "LATAM", revenue: 81328 },
+      { region: "EMEA", revenue: 77689 },
+      { region: "APAC", revenue: 65023 },
+    ]);
+    const record = await lastJournalRecord(cwd);
+    const runId = record.runId as string;
+    const path = join(cwd, "codeaction-out", runId, "q3-revenue.png");
+    expect(run.stderr).toContain(`file: ${path} (`);
+    const bytes = await readFile(path);
+    const image = PNG.sync.read(bytes);
+    expect([image.width, image.height]).toEqual([800, 500]);
+    // Drawn, not blank: the bars' colour (#4c72b0) is there.
+    let barPixels = 0;
+    for (let offset = 0; offset < image.data.length; offset += 4) {
+      if (image.data[offset] === 0x4c && image.data[offset + 1] === 0x72 && image.data[offset + 2] === 0xb0)
+        barPixels += 1;
+    }
+    expect(barPixels).toBeGreaterThan(10_000);
+    expect(record.files).toEqual([
+      {
+        name: "q3-revenue.png",
+        size: bytes.length,
+        mediaType: "image/png",
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+        path,
+      },
+    ]);
+  }, 220_000);
+
+  it("refuses a link, a FIFO and an oversized file, reports each, and brings the rest back byte for byte", async () => {
+    const cwd = await mkdtemp(join(folder, "refusals-"));
+    const replay = await programReplay("refusals.json", [
+      [
+        "import os",
+        'os.makedirs("/workspace/out/sub dir", exist_ok=True)',
+        'os.symlink("/etc/passwd", "/workspace/out/passwd-link")',
+        'os.mkfifo("/workspace/out/pipe")',
+        'with open("/workspace/out/huge.bin", "wb") as handle:',
+        "    handle.write(b'x' * (10 * 1024 * 1024 + 1))",
+        'with open("/workspace/out/sub dir/all-bytes.bin", "wb") as handle:',
+        "    handle.write(bytes(range(256)))",
+        'print("RESULT: saved")',
+      ].join("\n"),
+    ]);
+    const run = await runCli(["ask", "--replay", replay, "--out", "results", "Save some files."], { cwd });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toBe("saved\n");
+    const record = await lastJournalRecord(cwd);
+    const saved = join(cwd, "results", record.runId as string, "sub_dir/all-bytes.bin");
+    expect([...(await readFile(saved))]).toEqual([...Array(256).keys()]);
+    expect(record.files).toMatchObject([{ name: "sub_dir/all-bytes.bin", size: 256, path: saved }]);
+    const refused = record.refusedFiles as { name: string; reason: string }[];
+    expect(refused.map((entry) => entry.name).sort()).toEqual(["huge.bin", "passwd-link", "pipe"]);
+    expect(refused.find((entry) => entry.name === "passwd-link")?.reason).toMatch(/it is a link/);
+    expect(refused.find((entry) => entry.name === "pipe")?.reason).toMatch(/FIFO, device or socket/);
+    expect(refused.find((entry) => entry.name === "huge.bin")?.reason).toMatch(
+      /10485761 bytes, over the limit of 10485760 per file/,
+    );
+    expect(run.stderr).toMatch(/\/workspace\/out\/passwd-link did not come back: it is a link/);
+  }, 200_000);
+});
+
+describe("data files read directly at /workspace/data (real sandbox, replayed model)", () => {
+  it("a 20 MB CSV is read with pandas from /workspace/data, read-only, without paging through the tool", async () => {
+    const cwd = await mkdtemp(join(folder, "big-"));
+    const big = join(cwd, "big.csv");
+    const lines = ["id,region,amount"];
+    let expected = 0;
+    const regions = ["North America", "EMEA", "APAC", "LATAM"];
+    for (let index = 0; index < 800_000; index += 1) {
+      const amount = (index % 997) + 0.25;
+      if (index % 4 === 1) expected += amount;
+      lines.push(`${index},${regions[index % 4]},${amount}`);
+    }
+    await writeFile(big, `${lines.join("\n")}\n`);
+    const replay = await programReplay("pandas.json", [
+      [
+        "import json",
+        "import pandas as pd",
+        'frame = pd.read_csv("/workspace/data/big.csv")',
+        "try:",
+        '    open("/workspace/data/big.csv", "a").close()',
+        '    writable = "yes"',
+        "except PermissionError:",
+        '    writable = "no"',
+        'emea = float(frame.loc[frame["region"] == "EMEA", "amount"].sum())',
+        'print("RESULT: " + json.dumps({"rows": len(frame), "emea": round(emea, 2), "writable": writable}))',
+      ].join("\n"),
+    ]);
+    const run = await runCli(
+      ["ask", "--data", "--csv", big, "--replay", replay, "--format", "json", "EMEA total?"],
+      {
+        cwd,
+        timeoutMs: 280_000,
+      },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({
+      rows: 800_000,
+      emea: Math.round(expected * 100) / 100,
+      writable: "no",
+    });
+    const record = await lastJournalRecord(cwd);
+    expect((record.toolCalls as unknown[]).length).toBe(0);
+  }, 300_000);
+});
+
+describe("codeaction chat (real sandbox, a local OpenAI-compatible model fixture)", () => {
+  it("a scripted three-question session: the third question is answered from the first answer", async () => {
+    const cwd = await mkdtemp(join(folder, "chat-"));
+    const q3 = 'q3 = [o for o in load_orders() if "2026-07-01" <= o["date"] <= "2026-09-30"]';
+    const revenue = "sum(o['quantity'] * o['unit_price'] for o in rows)";
+    const reply = (lines: string[]) => `\`\`\`python\n${lines.join("\n")}\n\`\`\``;
+    const fixture = await startOpenAIFixture({
+      replies: [
+        reply([
+          q3,
+          "totals = {}",
+          "for o in q3:",
+          "    totals[o['region']] = totals.get(o['region'], 0) + o['quantity'] * o['unit_price']",
+          'print("RESULT: " + max(totals, key=totals.get))',
+        ]),
+        reply([q3, 'print(f"RESULT: {len(q3)}")']),
+        // Written by a model that read the first answer in the conversation it was sent.
+        reply([
+          q3,
+          'rows = [o for o in q3 if o["region"] == "North America"]',
+          `print(f"RESULT: {round(${revenue})}")`,
+        ]),
+      ],
+    });
+    try {
+      const input = [
+        "Which region had the highest revenue in Q3 2026?",
+        "How many orders were there in Q3 2026?",
+        "What was that region's revenue in Q3?",
+        "/program",
+        "/save session.json",
+        "",
+      ].join("\n");
+      const run = await runCli(["chat", "--csv", orders, "--model", "openai:gpt-5-mini"], {
+        cwd,
+        input,
+        env: { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: fixture.baseURL },
+        timeoutMs: 280_000,
+      });
+      expect(run.exitCode, run.stderr).toBe(0);
+      const answers = run.stdout.trim().split("\n");
+      expect(answers).toHaveLength(3);
+      expect(answers[0]).toBe("North America");
+      expect(Number(answers[1])).toBeGreaterThan(0);
+      expect(answers[2]).toBe("108664");
+      // The third request carried the earlier questions and answers.
+      const third = JSON.stringify(fixture.requests[2]?.body.messages);
+      expect(third).toContain("Which region had the highest revenue in Q3 2026?");
+      expect(third).toContain("North America");
+      expect(JSON.stringify(fixture.requests[0]?.body.messages)).not.toContain("How many orders");
+      expect(run.stderr).toContain('rows = [o for o in q3 if o["region"] == "North America"]');
+      const saved = JSON.parse(await readFile(join(cwd, "session.json"), "utf8")) as {
+        turns: { question: string; answer: string }[];
+      };
+      expect(saved.turns.map((turn) => turn.answer)).toEqual(answers);
+    } finally {
+      await fixture.close();
+    }
+  }, 300_000);
+});
