@@ -64,3 +64,26 @@ say "docker engine answers"
 
 # 4. Sandbox images ------------------------------------------------------------
 (cd "$ROOT" && node scripts/build-images.ts)
+
+# 5. Remote engines and Podman, for the tests (root on Debian only) ---------------------
+# The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports, and
+# run Podman rootful and rootless. The rootless user needs subordinate ids; it is also the ssh login
+# (in the docker group), since root's shell start-up may be slow on a developer machine.
+if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+  missing=""
+  for tool in /usr/bin/stunnel4 /usr/sbin/sshd /usr/bin/podman /usr/bin/newuidmap; do [ -x "$tool" ] || missing=1; done
+  if [ -n "$missing" ]; then
+    say "installing stunnel4, openssh-server, podman and uidmap from Debian's packages"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server podman uidmap >/dev/null
+  fi
+  if ! id codeaction-remote >/dev/null 2>&1; then
+    say "creating the user codeaction-remote (ssh login to the engine, rootless Podman)"
+    useradd --create-home --shell /bin/bash codeaction-remote
+  fi
+  # "*": no password login, but not a locked account (sshd without PAM refuses locked ones, even with a key).
+  usermod -p '*' codeaction-remote
+  getent group docker >/dev/null && usermod -aG docker codeaction-remote
+  grep -q '^codeaction-remote:' /etc/subuid || echo 'codeaction-remote:200000:65536' >> /etc/subuid
+  grep -q '^codeaction-remote:' /etc/subgid || echo 'codeaction-remote:200000:65536' >> /etc/subgid
+fi
