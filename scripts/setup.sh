@@ -64,3 +64,24 @@ say "docker engine answers"
 
 # 4. Sandbox images ------------------------------------------------------------
 (cd "$ROOT" && node scripts/build-images.ts)
+
+# 5. Remote engines, for the tests (root on Debian only) -------------------------------------
+# The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports. The
+# ssh login is its own user in the docker group, since root's shell start-up may be slow on a
+# developer machine. (Podman is not tested yet: see docs/sandbox.md.)
+if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+  missing=""
+  for tool in /usr/bin/stunnel4 /usr/sbin/sshd; do [ -x "$tool" ] || missing=1; done
+  if [ -n "$missing" ]; then
+    say "installing stunnel4 and openssh-server from Debian's packages"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server >/dev/null
+  fi
+  if ! id codeaction-remote >/dev/null 2>&1; then
+    say "creating the user codeaction-remote (the tests' ssh login to the engine)"
+    useradd --create-home --shell /bin/bash codeaction-remote
+  fi
+  # "*": no password login, but not a locked account (sshd without PAM refuses locked ones, even with a key).
+  usermod -p '*' codeaction-remote
+  getent group docker >/dev/null && usermod -aG docker codeaction-remote
+fi

@@ -264,7 +264,7 @@ describe("doctor", () => {
     const run = await runCli(["doctor"], { env: { DOCKER_HOST: "unix:///nonexistent.sock" } });
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toMatch(
-      /FAIL\s+Docker endpoint\s+no Docker engine answered\. Tried DOCKER_HOST=unix:\/\/\/nonexistent\.sock \(ENOENT/,
+      /FAIL\s+Docker endpoint\s+no Docker engine answered\. Tried unix:\/\/\/nonexistent\.sock \(ENOENT.*chosen because DOCKER_HOST is set/,
     );
     expect(run.stdout).toContain("code-action cannot run here");
     expect(run.stderr).toMatch(/Fix: start Docker/);

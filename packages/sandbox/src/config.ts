@@ -102,6 +102,32 @@ const pathInsideWorkspace = z.string().superRefine((value, context) => {
   }
 });
 
+const optionalText = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .min(1)
+    .optional();
+
+/** Which Docker engine (see engine/engine-settings.ts); unset, the environment decides as for the docker CLI. */
+const engineSchema = z
+  .strictObject(
+    {
+      host: optionalText("engine.host"),
+      context: optionalText("engine.context"),
+      tlsCertPath: optionalText("engine.tlsCertPath"),
+      tlsVerify: z.boolean({ error: "engine.tlsVerify must be true or false" }).optional(),
+      sshIdentityFile: optionalText("engine.sshIdentityFile"),
+      sshKnownHostsFile: optionalText("engine.sshKnownHostsFile"),
+    },
+    {
+      error: (issue) =>
+        issue.code === "unrecognized_keys"
+          ? `engine: unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.join(", ")}; valid keys: host, context, tlsCertPath, tlsVerify, sshIdentityFile, sshKnownHostsFile`
+          : 'engine must be an object such as { host: "ssh://user@host" }',
+    },
+  )
+  .optional();
+
 const schemaShape = {
   backend: z.enum(["docker", "gvisor"], { error: `backend must be "docker" or "gvisor"` }).default("docker"),
   image: z.string().min(1).default(defaultImage),
@@ -156,6 +182,7 @@ const schemaShape = {
     integer: false,
   }).default(300),
   maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(defaultMaxConcurrent),
+  engine: engineSchema,
 };
 
 const sandboxConfigSchema = z.strictObject(schemaShape);

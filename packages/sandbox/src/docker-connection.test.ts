@@ -54,9 +54,12 @@ describe("connectDocker", () => {
 
   it("tries only DOCKER_HOST when it is set, like the docker CLI", () => {
     const endpoints = defaultEndpoints({ DOCKER_HOST: "unix:///custom/docker.sock" });
-    expect(endpoints).toEqual([
-      { label: "DOCKER_HOST=unix:///custom/docker.sock", options: { socketPath: "/custom/docker.sock" } },
-    ]);
+    expect(endpoints).toHaveLength(1);
+    expect(endpoints[0]).toMatchObject({
+      label: "unix:///custom/docker.sock",
+      reason: "DOCKER_HOST is set",
+      options: { socketPath: "/custom/docker.sock", host: undefined },
+    });
   });
 
   it("tries the usual sockets when DOCKER_HOST is unset", () => {

@@ -1,25 +1,99 @@
+import { Agent as HttpsAgent } from "node:https";
 import { homedir } from "node:os";
 import Dockerode from "dockerode";
+import {
+  type EngineSettings,
+  EngineSettingsProblem,
+  type ResolvedEngine,
+  resolveEngine,
+} from "./engine/engine-settings.ts";
+import { SshEngineAgent } from "./engine/ssh-transport.ts";
 import { DockerUnavailableError, type EndpointAttempt } from "./errors/docker-unavailable-error.ts";
 
-/** One place a Docker engine may answer. */
-export type DockerEndpoint = { label: string; options: Dockerode.DockerOptions };
+/**
+ * One place a Docker engine may answer: why it was chosen, and either the client options or a
+ * problem found before dialing (a missing certificate, an unknown context).
+ */
+export type DockerEndpoint = {
+  label: string;
+  options: Dockerode.DockerOptions;
+  reason?: string;
+  problem?: string;
+  /** A remote engine gets longer than a local socket to answer its first ping. */
+  timeoutMs?: number;
+};
 
-/** The endpoints tried: DOCKER_HOST alone when it is set, else the usual sockets (system, Docker Desktop, rootless). */
-export function defaultEndpoints(environment: NodeJS.ProcessEnv = process.env): DockerEndpoint[] {
-  const endpoints: DockerEndpoint[] = [];
-  const dockerHost = environment.DOCKER_HOST;
-  if (dockerHost) {
-    if (dockerHost.startsWith("unix://")) {
-      endpoints.push({ label: `DOCKER_HOST=${dockerHost}`, options: { socketPath: dockerHost.slice(7) } });
-    } else {
-      // tcp://, ssh://, TLS through DOCKER_TLS_VERIFY and DOCKER_CERT_PATH: docker-modem reads the environment.
-      endpoints.push({ label: `DOCKER_HOST=${dockerHost}`, options: {} as Dockerode.DockerOptions });
-    }
-    // Like the docker CLI: DOCKER_HOST names the engine meant; never fall back to another one.
-    return endpoints;
+/** Every option docker-modem reads, set: nothing of DOCKER_HOST/DOCKER_CERT_PATH leaks in from the environment. */
+function modemOptions(options: Partial<Dockerode.DockerOptions>): Dockerode.DockerOptions {
+  const base = {
+    socketPath: undefined,
+    host: undefined,
+    port: undefined,
+    protocol: "http" as const,
+    ca: undefined,
+    cert: undefined,
+    key: undefined,
+    agent: undefined,
+    pathPrefix: "/",
+    timeout: undefined,
+  };
+  return { ...base, ...options } as Dockerode.DockerOptions;
+}
+
+/** The Dockerode options that dial a resolved engine (an ssh engine through its own agent). */
+export function endpointFor(engine: ResolvedEngine): DockerEndpoint {
+  const described = { label: engine.label, reason: engine.reason };
+  if (engine.kind === "unix")
+    return { ...described, options: modemOptions({ socketPath: engine.socketPath }) };
+  const remote = { ...described, timeoutMs: remoteTimeoutMs };
+  if (engine.kind === "ssh") {
+    const agent = new SshEngineAgent(engine);
+    return {
+      ...remote,
+      options: modemOptions({
+        host: engine.host,
+        port: engine.port,
+        agent,
+      } as Partial<Dockerode.DockerOptions>),
+    };
   }
-  const home = homedir();
+  if (!engine.tls) return { ...remote, options: modemOptions({ host: engine.host, port: engine.port }) };
+  const { ca, cert, key, verify } = engine.tls;
+  return {
+    ...remote,
+    options: modemOptions({
+      host: engine.host,
+      port: engine.port,
+      protocol: "https",
+      ...(ca ? { ca } : {}),
+      ...(cert ? { cert } : {}),
+      ...(key ? { key } : {}),
+      ...(verify ? {} : { agent: new HttpsAgent({ rejectUnauthorized: false }) }),
+    } as Partial<Dockerode.DockerOptions>),
+  };
+}
+
+const remoteTimeoutMs = 15_000;
+
+/**
+ * The endpoints tried. The engine named by `settings` (the sandbox's `engine` option), else by the
+ * environment as the docker CLI reads it (DOCKER_HOST, DOCKER_CONTEXT, the CLI's current context),
+ * alone: like the docker CLI, a named engine is never swapped for another. Else the usual sockets
+ * (system, Docker Desktop, rootless).
+ */
+export function defaultEndpoints(
+  environment: NodeJS.ProcessEnv = process.env,
+  settings?: EngineSettings,
+): DockerEndpoint[] {
+  let engine: ResolvedEngine | undefined;
+  try {
+    engine = resolveEngine(settings, environment);
+  } catch (error) {
+    if (!(error instanceof EngineSettingsProblem)) throw error;
+    return [{ label: error.label, options: {}, problem: error.message }];
+  }
+  if (engine) return [endpointFor(engine)];
+  const home = environment.HOME || homedir();
   const sockets = [
     "/var/run/docker.sock",
     `${home}/.docker/run/docker.sock`,
@@ -27,25 +101,55 @@ export function defaultEndpoints(environment: NodeJS.ProcessEnv = process.env): 
     ...(environment.XDG_RUNTIME_DIR ? [`${environment.XDG_RUNTIME_DIR}/docker.sock`] : []),
     ...(typeof process.getuid === "function" ? [`/run/user/${process.getuid()}/docker.sock`] : []),
   ];
-  for (const socketPath of new Set(sockets)) {
-    if (endpoints.some((endpoint) => endpoint.options.socketPath === socketPath)) continue;
-    endpoints.push({ label: socketPath, options: { socketPath } });
-  }
-  return endpoints;
+  return [...new Set(sockets)].map((socketPath) => ({
+    label: socketPath,
+    reason: "no DOCKER_HOST, DOCKER_CONTEXT or current docker CLI context: the usual local sockets",
+    options: modemOptions({ socketPath }),
+  }));
 }
 
-function describeFailure(error: unknown): string {
+const serverCertificateCodes = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+]);
+
+function describeTlsFailure(code: string, message: string): string | undefined {
+  if (serverCertificateCodes.has(code)) {
+    return `${code}: the engine's certificate is not trusted (${message}); check ca.pem in the certificate folder and that the certificate names this host`;
+  }
+  if (
+    /^ERR_SSL_(TLSV13_ALERT_CERTIFICATE_REQUIRED|SSLV3_ALERT_BAD_CERTIFICATE|TLSV1_ALERT_UNKNOWN_CA|SSLV3_ALERT_CERTIFICATE_UNKNOWN|TLSV1_ALERT_ACCESS_DENIED)$/.test(
+      code,
+    )
+  ) {
+    return `${code}: certificate rejected: the engine refused this client's certificate; use cert.pem and key.pem signed by the CA the engine trusts`;
+  }
+  return undefined;
+}
+
+function describeFailure(error: unknown, endpoint: DockerEndpoint): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
+  const local = endpoint.options.socketPath !== undefined;
+  const tls = code ? describeTlsFailure(code, message) : undefined;
+  if (tls) return tls;
   switch (code) {
     case "ENOENT":
-      return "ENOENT: no socket there";
+      return local ? "ENOENT: no socket there" : `ENOENT: ${message}`;
     case "EACCES":
       return "EACCES: permission denied (add the user to the docker group, or fix the socket's mode)";
     case "ECONNREFUSED":
-      return "ECONNREFUSED: the socket exists but no engine is listening";
+      return local
+        ? "ECONNREFUSED: the socket exists but no engine is listening"
+        : "ECONNREFUSED: connection refused, nothing listens on that host and port";
+    case "ECONNRESET":
+      return `ECONNRESET: the connection was cut (${endpoint.options.protocol === "https" ? "a TLS engine refusing the client certificate does this" : "is it a Docker engine?"})`;
     case "ETIMEDOUT":
-      return "ETIMEDOUT: no answer in time";
+      return `ETIMEDOUT: ${message.startsWith("no ") ? message : "no answer in time"}`;
     default:
       return code ? `${code}: ${message}` : message;
   }
@@ -68,31 +172,43 @@ function pingWithin(docker: Dockerode, milliseconds: number): Promise<void> {
  * DockerUnavailableError listing every endpoint and why it failed.
  */
 export async function connectDocker(
-  options: { endpoints?: DockerEndpoint[]; timeoutMs?: number } = {},
-): Promise<{ docker: Dockerode; endpoint: string }> {
-  const endpoints = options.endpoints ?? defaultEndpoints();
-  const timeoutMs = options.timeoutMs ?? 1500;
-  const results = await Promise.all(
-    endpoints.map(async (endpoint) => {
-      let docker: Dockerode;
-      try {
-        docker = new Dockerode({ ...endpoint.options });
-      } catch (error) {
-        return { endpoint, error };
-      }
-      try {
-        await pingWithin(docker, timeoutMs);
-        return { endpoint, docker };
-      } catch (error) {
-        return { endpoint, error };
-      }
-    }),
-  );
+  options: { endpoints?: DockerEndpoint[]; timeoutMs?: number; engine?: EngineSettings } = {},
+): Promise<{ docker: Dockerode; endpoint: string; reason: string }> {
+  const endpoints = options.endpoints ?? defaultEndpoints(process.env, options.engine);
+  const results = await Promise.all(endpoints.map((endpoint) => tryEndpoint(endpoint, options.timeoutMs)));
   const attempts: EndpointAttempt[] = [];
   for (const result of results) {
-    if ("docker" in result && result.docker)
-      return { docker: result.docker, endpoint: result.endpoint.label };
-    attempts.push({ endpoint: result.endpoint.label, reason: describeFailure(result.error) });
+    if (result.docker) {
+      return {
+        docker: result.docker,
+        endpoint: result.endpoint.label,
+        reason: result.endpoint.reason ?? "given",
+      };
+    }
+    attempts.push({
+      endpoint: result.endpoint.label,
+      reason: result.endpoint.problem ?? describeFailure(result.error, result.endpoint),
+    });
   }
-  throw new DockerUnavailableError({ attempts, cause: results.find((result) => "error" in result)?.error });
+  throw new DockerUnavailableError({ attempts, cause: results.find((result) => result.error)?.error });
+}
+
+async function tryEndpoint(
+  endpoint: DockerEndpoint,
+  timeoutMs: number | undefined,
+): Promise<{ endpoint: DockerEndpoint; docker?: Dockerode; error?: unknown }> {
+  if (endpoint.problem) return { endpoint, error: new Error(endpoint.problem) };
+  let docker: Dockerode;
+  try {
+    docker = new Dockerode({ ...endpoint.options });
+  } catch (error) {
+    return { endpoint, error };
+  }
+  try {
+    await pingWithin(docker, timeoutMs ?? endpoint.timeoutMs ?? 1500);
+    return { endpoint, docker };
+  } catch (error) {
+    (endpoint.options as { agent?: { destroy?: () => void } }).agent?.destroy?.();
+    return { endpoint, error };
+  }
 }

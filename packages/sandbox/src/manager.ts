@@ -119,9 +119,11 @@ export class SandboxManager {
         );
       });
     } else {
-      const { docker, endpoint } = await connectDocker();
+      const { docker, endpoint, reason } = await connectDocker(
+        this.config.engine ? { engine: this.config.engine } : {},
+      );
       this.docker = docker;
-      this.logger?.debug({ endpoint }, "connected to Docker");
+      this.logger?.debug({ endpoint, reason }, "connected to Docker");
     }
     const docker = this.docker;
     const runtime = runtimeFor(this.config);

@@ -102,9 +102,8 @@ async function findEngine(
   environment: NodeJS.ProcessEnv,
   print: (check: Check) => void,
 ): Promise<Dockerode | undefined> {
-  // Like the docker CLI: when DOCKER_HOST is set, it is the engine meant, and only it is tried.
-  const all = defaultEndpoints(environment);
-  const endpoints = environment.DOCKER_HOST ? all.slice(0, 1) : all;
+  // Like the docker CLI: DOCKER_HOST, DOCKER_CONTEXT or the CLI's current context names the engine meant, and only it is tried.
+  const endpoints = defaultEndpoints(environment);
   const outcomes = await Promise.all(endpoints.map((endpoint) => tryEndpoint(endpoint)));
   const found = outcomes.find((outcome) => outcome.docker);
   const tried = outcomes.map(
@@ -114,17 +113,26 @@ async function findEngine(
     print({
       name: "Docker endpoint",
       status: "ok",
-      detail: `${found.endpoint.label}; tried ${tried.join(", ")}`,
+      detail: `${found.endpoint.label}${await engineKind(found.docker)}, because ${found.endpoint.reason ?? "it was given"}; tried ${tried.join(", ")}`,
     });
     return found.docker;
   }
   print({
     name: "Docker endpoint",
     status: "fail",
-    detail: `no Docker engine answered. Tried ${tried.join(", ")}${environment.DOCKER_HOST ? " (DOCKER_HOST is set, so only it is tried, as the docker CLI does)" : ""}.`,
+    detail: `no Docker engine answered. Tried ${tried.join(", ")}${endpoints.length === 1 && endpoints[0]?.reason ? ` (chosen because ${endpoints[0].reason}: only it is tried, as the docker CLI does)` : ""}.`,
     fix: "start Docker (Docker Desktop, `sudo systemctl start docker`, or `bash scripts/setup.sh` as root on Debian), fix the socket's permissions, or point DOCKER_HOST at a running engine",
   });
   return undefined;
+}
+
+/** " (Podman 4.3.1)" when the engine is Podman's Docker-compatible API, else "". */
+async function engineKind(docker: Dockerode): Promise<string> {
+  const version = (await docker.version().catch(() => undefined)) as
+    | { Components?: { Name?: string; Version?: string }[] }
+    | undefined;
+  const podman = version?.Components?.find((component) => /podman/i.test(component.Name ?? ""));
+  return podman ? ` (Podman ${podman.Version ?? ""})`.replace(" )", ")") : "";
 }
 
 async function tryEndpoint(
@@ -135,7 +143,7 @@ async function tryEndpoint(
     return { endpoint, docker };
   } catch (error) {
     const attempts = (error as { attempts?: { reason: string }[] }).attempts;
-    return { endpoint, reason: attempts?.[0]?.reason ?? (error as Error).message };
+    return { endpoint, reason: endpoint.problem ?? attempts?.[0]?.reason ?? (error as Error).message };
   }
 }
 
