@@ -21,6 +21,10 @@ export type RunProgramOptions = {
   maxToolCalls: number;
   /** Per stream; default 1 MiB. */
   maxOutputBytes?: number;
+  /** Largest request a program may send; default 1 MiB. */
+  maxRequestBytes?: number;
+  /** Largest result (JSON bytes) handed back to the program; default 16 MiB. */
+  maxResultBytes?: number;
   approval?: ApprovalHook;
   logger?: Logger;
   /** Receives `tool-call` and `tool-result` events as they happen. */
@@ -96,6 +100,8 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     execTimeout: options.execTimeout,
     maxToolCalls: options.maxToolCalls,
     ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+    ...(options.maxRequestBytes === undefined ? {} : { maxRequestBytes: options.maxRequestBytes }),
+    ...(options.maxResultBytes === undefined ? {} : { maxResponseBytes: options.maxResultBytes }),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
