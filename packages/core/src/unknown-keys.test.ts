@@ -19,7 +19,7 @@ describe("findUnknownKeys", () => {
       "filter.region: unknown key; did you mean 'regions'?",
     );
     expect(unknown(sales, { Limit: 3 })).toBe("Limit: unknown key; did you mean 'limit'?");
-    expect(unknown(sales, { colour: 1 })).toBe("colour: unknown key");
+    expect(unknown(sales, { colour: 1 })).toBe("colour: unknown key; the keys are: filter, limit.");
     expect(unknown(sales, { filter: { regions: [] }, limit: 1 })).toBe("");
   });
 
@@ -53,7 +53,7 @@ describe("findUnknownKeys", () => {
     };
     expect(unknown(schema, { shape: { kind: "circle", width: 2 } })).toBe(
       // width is a key of the rect variant, not of the circle this call names
-      "shape.width: unknown key",
+      "shape.width: unknown key; the keys are: kind, radius.",
     );
     expect(unknown(schema, { shape: { kind: "rect", width: 2, height: 1 } })).toBe("");
   });

@@ -9,7 +9,7 @@ import type { JsonSchema } from "./tool-spec.ts";
  * variant a `const` discriminator picks, when one does); local `$ref`s are followed; a schema this
  * walk does not understand allows everything.
  */
-export type UnknownKey = { path: string; key: string; suggestion?: string };
+export type UnknownKey = { path: string; key: string; suggestion?: string; validKeys: string[] };
 
 const maxIssues = 10;
 const maxDepth = 64;
@@ -20,12 +20,17 @@ export function findUnknownKeys(schema: JsonSchema, args: unknown): UnknownKey[]
   return found;
 }
 
-/** "filter.region: unknown key; did you mean 'regions'?" for each, joined by "; ". */
+/**
+ * "filter.region: unknown key; did you mean 'regions'?" (or "...; the keys are: a, b." when none is
+ * close) for each, joined by "; ".
+ */
 export function describeUnknownKeys(unknown: UnknownKey[]): string {
   return unknown
     .map((item) => {
       const where = item.path ? `${item.path}.${item.key}` : item.key;
-      const hint = item.suggestion === undefined ? "" : `; did you mean '${item.suggestion}'?`;
+      const listed = item.validKeys.slice(0, 20).join(", ") + (item.validKeys.length > 20 ? ", ..." : "");
+      const hint =
+        item.suggestion === undefined ? `; the keys are: ${listed}.` : `; did you mean '${item.suggestion}'?`;
       return `${where}: unknown key${hint}`;
     })
     .join("; ");
@@ -60,7 +65,7 @@ function walk(state: Walk, schemas: JsonSchema[], value: unknown, path: string, 
     });
     if (declaring.length === 0) {
       const suggestion = closestName(key, names);
-      state.found.push({ path, key, ...(suggestion === undefined ? {} : { suggestion }) });
+      state.found.push({ path, key, validKeys: names, ...(suggestion === undefined ? {} : { suggestion }) });
       if (state.found.length >= maxIssues) return;
       continue;
     }
