@@ -68,7 +68,7 @@ print("RESULT:", json.dumps(reply))
     expect(reply.ok).toBe(false);
     expect(reply.error.type).toBe("ToolError");
     expect(reply.error.message).toMatch(
-      /the request is \d+ bytes, over the limit of 1048576 bytes \(codeAction.maxRequestBytes\)/,
+      /the request is larger than 1048576 bytes \(it is \d+ bytes; the limit is codeAction.maxRequestBytes\)/,
     );
     expect(calls).toEqual([]);
     expect(run.toolCalls).toMatchObject([{ id: "big", status: "invalid" }]);

@@ -32,6 +32,9 @@ export type RunProgramOptions = {
   signal?: AbortSignal;
 };
 
+/** The statuses a run can end with. */
+export type RunStatus = Exclude<AttemptStatus, "no-program">;
+
 /** One program run in a sandbox: its output, exit, status, RESULT value and tool calls. */
 export type ProgramRun = {
   /** The program's exit code (128 + signal when a signal ended it); null when it never reported one. */
@@ -39,7 +42,8 @@ export type ProgramRun = {
   stdout: string;
   stderr: string;
   truncated: boolean;
-  status: AttemptStatus;
+  /** How the run ended (never "no-program": that is decided before a run). */
+  status: RunStatus;
   /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
   result?: string;
   toolCalls: ToolCallRecord[];
@@ -135,7 +139,7 @@ async function statusOf(
   outcome: BridgeOutcome,
   result: string | undefined,
   inspect: RunProgramOverOptions["inspect"],
-): Promise<{ status: AttemptStatus; infrastructureError?: string }> {
+): Promise<{ status: RunStatus; infrastructureError?: string }> {
   if (outcome.timedOut) return { status: "timeout" };
   // The host ended a run that flooded the bridge: the program's failure, whatever the relay reported.
   if (outcome.flooded) return { status: "tool-limit" };
