@@ -1,15 +1,9 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  connectServers,
-  fromLangChainTool,
-  parseServerCommand,
-  renderStubSignatures,
-  type ToolSpec,
-} from "@codeaction/core";
+import { connectServers, fromLangChainTool, readReplyProgram, type ToolSpec } from "@codeaction/core";
+import { parseServerCommand, renderStubSignatures } from "@codeaction/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readReplyProgram } from "../../core/src/code-action/extract-program.ts";
 import { filesystemServer, memoryServer } from "./reference-servers.ts";
 import { realisticTools } from "./stub-corpus.ts";
 
@@ -57,7 +51,7 @@ function missingOf(field: Field, stub: string): string[] {
   // A Python keyword gets a trailing "_"; a docstring shows a backslash doubled.
   const line = stub
     .split("\n")
-    .find((text) => new RegExp(`^\\s+${escape(field.name)}_?( \\(|: )`).test(text))
+    .find((text) => new RegExp(`^\\s+${escapeRegExp(field.name)}_?( \\(|: )`).test(text))
     ?.replaceAll("\\\\", "\\");
   if (!line) return [`${field.path}: not shown`];
   const missing: string[] = [];
@@ -82,7 +76,7 @@ function missingOf(field: Field, stub: string): string[] {
   return missing;
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
