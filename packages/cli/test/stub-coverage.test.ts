@@ -171,8 +171,11 @@ describe("every schema field is visible in the stubs; no container for a reply w
     const stop = docs.indexOf(end);
     expect(start, "docs/code-action.md has the stub-coverage markers").toBeGreaterThan(-1);
     const current = docs.slice(start, stop + end.length);
+    // The formatter pads table cells; the comparison ignores that padding.
+    const unpadded = (text: string) => text.replace(/ +/g, " ").replace(/-{3,}/g, "---");
     if (process.env.UPDATE_DOCS === "1") await writeFile(docsFile, docs.replace(current, generated));
-    else expect(current, "run with UPDATE_DOCS=1 to regenerate the table").toBe(generated);
+    else
+      expect(unpadded(current), "run with UPDATE_DOCS=1 to regenerate the table").toBe(unpadded(generated));
   });
 
   it("the reference servers' stubs match the golden file", async () => {
