@@ -10,6 +10,7 @@
 const fence = /^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
 const pythonTags = new Set(["python", "py", "python3"]);
 
+/** What `readReplyProgram` returns: the program, or why the reply holds none to run. */
 export type ReplyProgram =
   | { ok: true; program: string }
   | {
