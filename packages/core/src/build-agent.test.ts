@@ -25,6 +25,8 @@ describe("buildAgent options", () => {
       execTimeout: 120,
       maxRepairs: 1,
       maxToolCalls: 50,
+      maxRequestBytes: 1024 * 1024,
+      maxResultBytes: 16 * 1024 * 1024,
       samples: 1,
       decimals: 2,
       outputFiles: { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024, maxFiles: 20 },
@@ -52,7 +54,7 @@ describe("buildAgent options", () => {
     const error = await refusal({ model, pattern: "code-action", codeAction: { exec_timeout: 60 } });
     expect(error.message).toContain("unknown codeAction option 'exec_timeout' (did you mean 'execTimeout'?)");
     expect(error.message).toContain(
-      "Valid codeAction options: execTimeout, maxRepairs, maxToolCalls, samples, decimals, escalate",
+      "Valid codeAction options: execTimeout, maxRepairs, maxToolCalls, maxRequestBytes, maxResultBytes, samples, decimals, escalate",
     );
   });
 

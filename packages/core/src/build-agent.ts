@@ -27,6 +27,10 @@ export type CodeActionOptions = {
   maxRepairs?: number;
   /** Tool calls per run, failed and unknown ones included (default 50). */
   maxToolCalls?: number;
+  /** Largest tool call (request file) a program may send, in bytes (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** Largest tool result the bridge hands back to a program, in bytes of JSON (default 16 MiB). */
+  maxResultBytes?: number;
   /** Independent programs per question that must agree (default 1: no agreement check). */
   samples?: number;
   /** Decimal places numbers are compared at when samples agree (default 2). */
@@ -84,6 +88,18 @@ const codeActionSchema = z.strictObject({
   execTimeout: z.number().positive().max(86_400).default(120),
   maxRepairs: z.number().int().min(0).max(20).default(1),
   maxToolCalls: z.number().int().min(0).default(50),
+  maxRequestBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
+  maxResultBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(16 * 1024 * 1024),
   samples: z.number().int().min(1).max(9).default(1),
   decimals: z.number().int().min(0).max(12).default(2),
   escalate: z.strictObject({ model: modelSchema }).optional(),

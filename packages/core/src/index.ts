@@ -2,6 +2,7 @@ export type { SandboxConfigInput } from "@codeaction/sandbox";
 export { CodeActionAgent } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
+export { type ReplyProgram, readReplyProgram } from "./code-action/extract-program.ts";
 export type {
   OutputFile,
   OutputFileLimits,

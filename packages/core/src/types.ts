@@ -33,8 +33,12 @@ export type ToolCallRecord = {
   resultBytes?: number;
   /** Why the call failed (at most 2000 characters). */
   error?: string;
-  /** "ok" | "error" (the tool threw) | "denied" | "limit" (over maxToolCalls) | "unknown-tool" | "invalid" */
-  status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid";
+  /**
+   * "ok" | "error" (the tool threw, or its result had no Python form or was over maxResultBytes) |
+   * "denied" | "limit" (over maxToolCalls) | "unknown-tool" | "invalid" (a malformed or oversized
+   * request, unknown keys, arguments the schema refused) | "cancelled" (the program ended first)
+   */
+  status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid" | "cancelled";
   durationMs: number;
 };
 
@@ -45,6 +49,8 @@ export type AttemptStatus =
   | "timeout"
   | "oom"
   | "no-result"
+  /** The reply held no single program (none, or several python blocks): no container was started. */
+  | "no-program"
   | "tool-limit"
   | "infrastructure"
   /** The turn's signal aborted while the program ran. */

@@ -47,6 +47,25 @@ def _jsonable(value):
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+_TAG = "\u0000codeaction"
+
+
+def _decode_tagged(value):
+    """Values JSON has no form for travel tagged (see tool-value.ts): bytes, maps with non-string keys."""
+    kind = value.get(_TAG) if len(value) <= 3 else None
+    if kind == "bytes":
+        import base64
+
+        return base64.b64decode(value["base64"])
+    if kind == "map":
+        return {_hashable(key): item for key, item in value["entries"]}
+    return value
+
+
+def _hashable(key):
+    return tuple(key) if isinstance(key, list) else key
+
+
 class _Waiter:
     __slots__ = ("event", "response", "problem")
 
@@ -159,7 +178,7 @@ class _Bridge:
             finally:
                 _os.close(fd)
             _os.unlink(path)
-            response = _json.loads(b"".join(chunks))
+            response = _json.loads(b"".join(chunks), object_hook=_decode_tagged)
             if not isinstance(response, dict):
                 raise ValueError("the response is not an object")
             waiter.response = response

@@ -67,7 +67,9 @@ print("RESULT:", json.dumps(reply))
     const reply = JSON.parse(run.result!);
     expect(reply.ok).toBe(false);
     expect(reply.error.type).toBe("ToolError");
-    expect(reply.error.message).toContain("larger than 1048576 bytes");
+    expect(reply.error.message).toMatch(
+      /the request is larger than 1048576 bytes \(it is \d+ bytes; the limit is codeAction.maxRequestBytes\)/,
+    );
     expect(calls).toEqual([]);
     expect(run.toolCalls).toMatchObject([{ id: "big", status: "invalid" }]);
   });
@@ -261,14 +263,28 @@ print("RESULT: caught")
     expect(run.toolCalls.map((call) => call.status)).toEqual(["unknown-tool", "unknown-tool", "limit"]);
   });
 
-  test("results: JSON-native values as they are, anything else as its string form", async () => {
+  test("results arrive as the Python values they are (the documented mapping), records stay JSON-safe", async () => {
+    class Row {
+      readonly id: number;
+      constructor(id: number) {
+        this.id = id;
+      }
+    }
     const values: Record<string, unknown> = {
       nested: { list: [1, 2.5, "three", null, true], inner: { deep: { deeper: [] } } },
       missing: undefined,
       date: new Date("2026-01-02T03:04:05.000Z"),
-      big: 12n,
-      map: new Map([[1, 2]]),
+      big: 123456789012345678901234567890n,
+      map: new Map([["a", 1]]),
+      intMap: new Map([[1, "one"]]),
+      set: new Set(["x", "y"]),
       nan: Number.NaN,
+      infinity: Number.NEGATIVE_INFINITY,
+      bytes: Buffer.from([0, 255, 1]),
+      floats: new Float64Array([0.5, 1.5]),
+      undefinedField: { kept: undefined },
+      row: { rows: [new Row(1)] },
+      callback: { run: () => 1 },
     };
     const tool: ToolSpec = {
       name: "value",
@@ -279,22 +295,143 @@ print("RESULT: caught")
     };
     const run = await runLocally({
       program: `
-import json
-keys = ["nested", "missing", "date", "big", "map", "nan"]
-print("RESULT:", json.dumps({key: value(key=key) for key in keys}))
+import math
+got = {key: value(key=key) for key in ["nested", "missing", "date", "big", "map", "intMap", "set", "nan", "infinity", "bytes", "floats", "undefinedField"]}
+checks = [
+    got["nested"] == {"list": [1, 2.5, "three", None, True], "inner": {"deep": {"deeper": []}}},
+    got["missing"] is None,
+    got["date"] == "2026-01-02T03:04:05.000Z",
+    got["big"] == 123456789012345678901234567890 and type(got["big"]) is int,
+    got["map"] == {"a": 1},
+    got["intMap"] == {1: "one"},
+    sorted(got["set"]) == ["x", "y"] and type(got["set"]) is list,
+    type(got["nan"]) is float and math.isnan(got["nan"]),
+    got["infinity"] == float("-inf"),
+    got["bytes"] == b"\\x00\\xff\\x01",
+    got["floats"] == [0.5, 1.5],
+    got["undefinedField"] == {"kept": None},
+]
+errors = []
+for key in ["row", "callback"]:
+    try:
+        value(key=key)
+    except ToolError as error:
+        errors.append(str(error))
+print("RESULT:", checks, errors)
 `,
       stubsSource: renderStubsModule([tool]),
       tools: [tool],
     });
     expect(run.status, run.stderr).toBe("ok");
-    expect(JSON.parse(run.result!)).toEqual({
-      nested: values.nested,
-      missing: null,
-      date: "2026-01-02T03:04:05.000Z",
-      big: "12",
-      map: "[object Map]",
-      nan: "NaN",
+    expect(run.result).toContain(`[${Array(12).fill("True").join(", ")}]`);
+    expect(run.result).toContain(
+      "The tool 'value' returned a value that cannot be passed on: result.rows[0] is a Row instance with no toJSON()",
+    );
+    expect(run.result).toContain("result.run is a function");
+    const records = Object.fromEntries(
+      run.toolCalls.map((call) => [(call.args as { key: string }).key, call]),
+    );
+    expect(records.big).toMatchObject({ status: "ok", result: "123456789012345678901234567890" });
+    expect(records.nan).toMatchObject({ status: "ok", result: "NaN" });
+    expect(records.bytes).toMatchObject({ status: "ok", result: { base64: "AP8B" } });
+    expect(records.row).toMatchObject({ status: "error" });
+    expect(() => JSON.stringify(run.toolCalls)).not.toThrow();
+  });
+
+  test("an unknown key anywhere in the arguments is refused, naming it and the closest valid one", async () => {
+    const calls: unknown[] = [];
+    const tool: ToolSpec = {
+      name: "sales",
+      description: "Sales, filtered.",
+      origin: "tool",
+      inputSchema: {
+        type: "object",
+        properties: {
+          filter: {
+            type: "object",
+            properties: { regions: { type: "array", items: { type: "string" } } },
+            additionalProperties: false,
+          },
+        },
+        additionalProperties: false,
+      },
+      invoke: async (args) => {
+        calls.push(args);
+        return 1;
+      },
+    };
+    const run = await runLocally({
+      program: `
+try:
+    sales(filter={"region": ["EMEA"]})
+except ToolError as error:
+    print("RESULT:", error)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
     });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toBe(
+      "Invalid input for tool 'sales': filter.region: unknown key; did you mean 'regions'? Call it again with arguments that match its schema.",
+    );
+    expect(calls).toEqual([]);
+    expect(run.toolCalls).toMatchObject([{ tool: "sales", status: "invalid" }]);
+  });
+
+  test("a result over maxResultBytes is recorded as an error with its size and the limit", async () => {
+    const tool: ToolSpec = {
+      name: "blob",
+      description: "A big string.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: { size: { type: "integer" } } },
+      invoke: async (args) => "x".repeat(args.size as number),
+    };
+    const run = await runLocally({
+      program: `
+print(len(blob(size=1000)))
+try:
+    blob(size=5000)
+except ToolError as error:
+    print("RESULT:", error)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      maxResultBytes: 4096,
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    const message =
+      "the result of blob is 5002 bytes, over the bridge's limit of 4096 bytes (codeAction.maxResultBytes)";
+    expect(run.result).toContain(message);
+    expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "error"]);
+    expect(run.toolCalls[1]?.error).toContain(message);
+  });
+
+  test("tracebacks show the program's own lines only: no bootstrap or codeaction_tools frame", async () => {
+    const tool: ToolSpec = {
+      name: "fail",
+      description: "Always fails.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: async () => {
+        throw new Error("no such region");
+      },
+    };
+    const uncaught = await runLocally({
+      program: "def load():\n    return fail()\n\nload()\n",
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+    });
+    expect(uncaught.status).toBe("error");
+    expect(uncaught.stderr).toMatch(/program\.py", line 4, in <module>\n {4}load\(\)\n/);
+    expect(uncaught.stderr).toMatch(/program\.py", line 2, in load\n/);
+    expect(uncaught.stderr).toContain("ToolError: no such region");
+    expect(uncaught.stderr).not.toMatch(/<string>|codeaction_tools\.py/);
+
+    const syntax = await runLocally({ program: "x = 1\nprint(x\n", stubsSource: "", tools: [] });
+    expect(syntax.status).toBe("error");
+    expect(syntax.stderr).toMatch(/program\.py", line 2\n/);
+    expect(syntax.stderr).toContain("SyntaxError: '(' was never closed");
+    expect(syntax.stderr).not.toMatch(/<string>|Traceback/);
   });
 
   test("a tool that throws raises ToolError, which the program can catch", async () => {
@@ -427,6 +564,9 @@ print("RESULT: gone")
     });
     expect(run.status).toBe("ok");
     expect(signal?.aborted).toBe(true);
+    expect(run.toolCalls).toMatchObject([
+      { tool: "hang", status: "cancelled", error: "the program ended before the call finished" },
+    ]);
   });
 });
 

@@ -2,7 +2,9 @@ import { isUtf8 } from "node:buffer";
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { encodeToolValue } from "../tool-value.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, OutputBytes, ToolCallRecord } from "../types.ts";
+import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 import { type KeptValue, keepMessage, keepValue, keptCharacters } from "./bounded-value.ts";
 import {
   encodeFrame,
@@ -14,7 +16,6 @@ import {
   relayFrame,
   splitHeaderFrame,
 } from "./frames.ts";
-import { toJsonNative } from "./json-native.ts";
 import { ProgramClock } from "./program-clock.ts";
 import { parseToolRequest, requestIdPattern } from "./tool-request.ts";
 
@@ -52,7 +53,7 @@ export type BridgeOptions = {
   maxOutputBytes?: number;
   /** Largest request file the relay reads; default 1 MiB. */
   maxRequestBytes?: number;
-  /** Largest answer the host sends back; default 16 MiB. */
+  /** Largest result (its JSON) the host sends back; default 16 MiB (codeAction.maxResultBytes). */
   maxResponseBytes?: number;
   approval?: ApprovalHook;
   logger?: Logger;
@@ -153,7 +154,8 @@ class BridgeRun {
   readonly #clock: ProgramClock;
   readonly #limits: { output: number; request: number; response: number };
   readonly #records: ToolCallRecord[] = [];
-  readonly #inFlight = new Map<string, AbortController>();
+  /** Calls being answered: a `cancelled` record is made for each one the program's end cuts off. */
+  readonly #inFlight = new Map<string, { controller: AbortController; call: CallStart }>();
   readonly #seen = new Set<string>();
   readonly #stdout: StreamCapture = { name: "stdout", chunks: [], bytes: 0, dropped: 0 };
   readonly #stderr: StreamCapture = { name: "stderr", chunks: [], bytes: 0, dropped: 0 };
@@ -397,8 +399,13 @@ class BridgeRun {
     }
     call.args = this.#keep(keepValue(parsed.request.args));
     this.#emitCall(call);
+    const unknownKeys = findUnknownKeys(spec.inputSchema, parsed.request.args);
+    if (unknownKeys.length > 0) {
+      const refusal = new ToolInputError({ tool: spec.name, issues: describeUnknownKeys(unknownKeys) });
+      return this.#settle(call, "invalid", failure("ToolError", refusal.message));
+    }
     const controller = new AbortController();
-    this.#inFlight.set(id, controller);
+    this.#inFlight.set(id, { controller, call });
     try {
       await this.#invoke(call, spec, parsed.request.args, controller.signal, id);
     } finally {
@@ -416,9 +423,16 @@ class BridgeRun {
     const denial = await this.#approve(spec.name, args, signal);
     if (this.#finished) return;
     if (denial !== undefined) return this.#settle(call, "denied", failure("ToolDenied", denial));
+    // The value is encoded once (tool-value.ts): the program's JSON, and a JSON-safe copy to record.
     let value: unknown;
+    let json: string;
     try {
-      value = toJsonNative(await spec.invoke(args, { runId: this.#options.runId, signal, callId }));
+      const encoded = encodeToolValue(
+        await spec.invoke(args, { runId: this.#options.runId, signal, callId }),
+        spec.name,
+      );
+      value = encoded.record;
+      json = encoded.text;
     } catch (error) {
       if (this.#finished) return;
       // Arguments the tool's schema refused are "invalid", like the bridge's own checks.
@@ -426,14 +440,12 @@ class BridgeRun {
       return this.#settle(call, status, failure("ToolError", errorMessage(error)));
     }
     if (this.#finished) return;
-    // The result is serialized once: for its size, the record's preview and the answer.
-    const json = JSON.stringify(value) ?? "null";
     const bytes = Buffer.byteLength(json);
     if (bytes > this.#limits.response) {
-      const message = `the tool's result is ${bytes} bytes, over the bridge's limit of ${this.#limits.response}`;
+      const message = `the result of ${spec.name} is ${bytes} bytes, over the bridge's limit of ${this.#limits.response} bytes (codeAction.maxResultBytes); ask for less (filter, page or aggregate in the tool)`;
       return this.#settle(call, "error", failure("ToolError", message), { bytes });
     }
-    this.#settle(call, "ok", { ok: true, value }, { kept: this.#keep(keepValue(value, json)), json });
+    this.#settle(call, "ok", { ok: true, value }, { kept: this.#keep(keepValue(value)), json });
   }
 
   /** Undefined when approved, else the reason to give the program. The clock stands still meanwhile. */
@@ -604,7 +616,11 @@ class BridgeRun {
     clearTimeout(this.#graceTimer);
     clearTimeout(this.#startupTimer);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
-    for (const controller of this.#inFlight.values()) controller.abort(new Error("the program ended"));
+    // Calls still running are cut off: told to stop, and recorded `cancelled` (no answer is sent).
+    for (const { controller, call } of this.#inFlight.values()) {
+      controller.abort(new Error("the program ended"));
+      this.#settle(call, "cancelled", failure("ToolError", "the program ended before the call finished"));
+    }
     const { stdin, stdout } = this.#options.process;
     try {
       stdin.end();

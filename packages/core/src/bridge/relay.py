@@ -41,7 +41,8 @@ REPLY_FD = 4
 # "go" line on fd 0 (where to find the program and the module, the environment, the working
 # folder), puts /dev/null on fd 0, makes `codeaction_tools` importable, puts its public names into
 # builtins (so the stubs work without an import), and runs the program file as __main__. An
-# uncaught exception is printed without this bootstrap's own frame, so line numbers are the program's.
+# uncaught exception is printed without this bootstrap's frame or the codeaction_tools module's (the
+# stubs and the bridge), so a traceback shows the program's own lines only (a SyntaxError too).
 BOOTSTRAP = r"""
 import builtins, os, sys, types
 import json, secrets, stat, threading, typing
@@ -63,19 +64,29 @@ for _name in getattr(codeaction_tools, "__all__", ()):
     setattr(builtins, _name, getattr(codeaction_tools, _name))
 _path = _go["program"]
 sys.argv = [_path]
-with open(_path, "rb") as _file:
-    _code = compile(_file.read(), _path, "exec")
 _main = types.ModuleType("__main__")
 _main.__file__ = _path
 _main.__builtins__ = builtins
 sys.modules["__main__"] = _main
+_ours = (os.path.join(_go["lib"], "codeaction_tools.py"), "<string>")
 try:
+    with open(_path, "rb") as _file:
+        _code = compile(_file.read(), _path, "exec")
     exec(_code, _main.__dict__)
 except SystemExit:
     raise
 except BaseException as _error:
-    _error = _error.with_traceback(_error.__traceback__.tb_next)
-    sys.excepthook(type(_error), _error, _error.__traceback__)
+    _frames = []
+    _frame = _error.__traceback__
+    while _frame is not None:
+        if _frame.tb_frame.f_code.co_filename not in _ours:
+            _frames.append(_frame)
+        _frame = _frame.tb_next
+    _kept = None
+    for _frame in reversed(_frames):
+        _kept = types.TracebackType(_kept, _frame.tb_frame, _frame.tb_lasti, _frame.tb_lineno)
+    _error = _error.with_traceback(_kept)
+    sys.excepthook(type(_error), _error, _kept)
     sys.exit(1)
 """
 
@@ -506,7 +517,7 @@ class Relay:
             if not stat.S_ISREG(info.st_mode):
                 return self.refuse(request_id, "its request file is not a regular file")
             if info.st_size > self.max_request_bytes:
-                return self.refuse(request_id, f"its request is larger than {self.max_request_bytes} bytes")
+                return self.refuse(request_id, f"the request is larger than {self.max_request_bytes} bytes (it is {info.st_size} bytes; the limit is codeAction.maxRequestBytes)")
             chunks = []
             size = 0
             while size <= self.max_request_bytes:
@@ -516,7 +527,7 @@ class Relay:
                 chunks.append(chunk)
                 size += len(chunk)
             if size > self.max_request_bytes:
-                return self.refuse(request_id, f"its request is larger than {self.max_request_bytes} bytes")
+                return self.refuse(request_id, f"the request is larger than {self.max_request_bytes} bytes (the limit is codeAction.maxRequestBytes)")
         except OSError as error:
             return self.refuse(request_id, f"its request file could not be read ({os.strerror(error.errno)})")
         finally:

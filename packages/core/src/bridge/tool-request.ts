@@ -17,7 +17,10 @@ export function parseToolRequest(
   options: { maxBytes: number },
 ): { ok: true; request: ToolRequest } | { ok: false; reason: string; tool?: string } {
   if (body.length > options.maxBytes) {
-    return { ok: false, reason: `the request is larger than ${options.maxBytes} bytes` };
+    return {
+      ok: false,
+      reason: `the request is larger than ${options.maxBytes} bytes (it is ${body.length} bytes; the limit is codeAction.maxRequestBytes)`,
+    };
   }
   let value: unknown;
   try {

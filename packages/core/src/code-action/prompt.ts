@@ -41,10 +41,12 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
     "non-interactively, in a sandbox, and its output is the answer. You do not answer in prose.",
     "",
     "Rules:",
-    "1. Reply with exactly one Python program in a single ```python fenced block.",
+    "1. Reply with exactly one Python program in a single ```python fenced block (a reply with no block or",
+    "   with several is not run).",
     "2. Get data only by calling the functions listed below. Do not make up data or hard-code numbers you were not given.",
     '3. The LAST line the program prints must be `RESULT: <answer>`, for example `print(f"RESULT: {total}")`.',
-    "   For structured answers print JSON after `RESULT: ` with json.dumps. Print nothing after it.",
+    "   For structured answers print JSON after `RESULT: ` with json.dumps. Print it once, at the end:",
+    "   if several lines start with `RESULT:`, the last one is the answer and the others are ignored.",
     "4. Do not call input(). Do not use the network.",
     "5. Use decimal.Decimal for money and other exact decimal arithmetic, and round only at the end.",
     "6. A function may raise ToolError (the tool failed) or ToolDenied (the call was not approved);",
@@ -101,6 +103,8 @@ export function describeFailure(
       return `The program exited with code ${options.exitCode ?? "unknown"} but printed no line starting with \`RESULT:\`.`;
     case "tool-limit":
       return `The program made more tool calls than the limit of ${options.maxToolCalls} per run; the calls past it raised ToolCallLimitExceeded.`;
+    case "no-program":
+      return "The reply held no single program to run (no python block, or several).";
     case "infrastructure":
       return "The sandbox failed to run the program.";
     case "aborted":
@@ -142,6 +146,15 @@ export function buildRepairMessage(options: RepairReportOptions): string {
     "```",
     "",
     "Write a corrected, complete program in one ```python block. Its last printed line must be `RESULT: <answer>`.",
+  ].join("\n");
+}
+
+/** The message that asks for a program when a reply held none to run (no container was started). */
+export function buildReplyRepairMessage(reason: string): string {
+  return [
+    reason,
+    "",
+    "Write the complete program in one ```python block. Its last printed line must be `RESULT: <answer>`.",
   ].join("\n");
 }
 

@@ -130,26 +130,112 @@ function isNullable(schema: JsonSchema): boolean {
   return type === "Any" || type === "None" || type.endsWith("| None");
 }
 
-/** One line (or several) describing a schema's nested fields, for the docstring. */
+/** The schema's constraints and format, as short phrases (">= 1", "at most 3 items", "format: email"). */
+export function constraintsOf(schema: JsonSchema): string[] {
+  const phrases: string[] = [];
+  const number = (key: string) => (typeof schema[key] === "number" ? (schema[key] as number) : undefined);
+  const minimum = number("minimum");
+  const maximum = number("maximum");
+  // Draft 4 writes exclusive bounds as booleans next to minimum/maximum; later drafts as numbers.
+  if (minimum !== undefined) phrases.push(`${schema.exclusiveMinimum === true ? ">" : ">="} ${minimum}`);
+  if (number("exclusiveMinimum") !== undefined) phrases.push(`> ${number("exclusiveMinimum")}`);
+  if (maximum !== undefined) phrases.push(`${schema.exclusiveMaximum === true ? "<" : "<="} ${maximum}`);
+  if (number("exclusiveMaximum") !== undefined) phrases.push(`< ${number("exclusiveMaximum")}`);
+  if (number("multipleOf") !== undefined) phrases.push(`a multiple of ${number("multipleOf")}`);
+  const count = (key: string, least: boolean, unit: string) => {
+    const value = number(key);
+    if (value !== undefined)
+      phrases.push(`${least ? "at least" : "at most"} ${value} ${unit}${value === 1 ? "" : "s"}`);
+  };
+  count("minLength", true, "character");
+  count("maxLength", false, "character");
+  count("minItems", true, "item");
+  count("maxItems", false, "item");
+  count("minProperties", true, "key");
+  count("maxProperties", false, "key");
+  if (schema.uniqueItems === true) phrases.push("no duplicates");
+  if (typeof schema.format === "string") phrases.push(`format: ${schema.format}`);
+  // A format says what its (often huge, generated) pattern checks; a pattern alone is shown.
+  else if (typeof schema.pattern === "string") phrases.push(`matching /${schema.pattern}/`);
+  if (schema.items && !Array.isArray(schema.items)) {
+    const items = constraintsOf(schema.items);
+    if (items.length > 0) phrases.push(`each item ${items.join(", ")}`);
+  }
+  return phrases;
+}
+
+/** The object variants of a union (anyOf/oneOf), or undefined when it is not a union of objects. */
+function objectVariants(schema: JsonSchema): JsonSchema[] | undefined {
+  const union = schema.anyOf ?? schema.oneOf;
+  if (!Array.isArray(union)) return undefined;
+  const objects = union.filter((variant) => variant.properties !== undefined);
+  return objects.length > 0 ? objects : undefined;
+}
+
+/** The key whose `const` tells the variants apart (a discriminated union), if there is one. */
+function discriminatorOf(variants: JsonSchema[]): string | undefined {
+  const keys = Object.keys(variants[0]?.properties ?? {});
+  return keys.find((key) =>
+    variants.every((variant) => {
+      const property = variant.properties?.[key];
+      return property !== undefined && (property.const !== undefined || property.enum?.length === 1);
+    }),
+  );
+}
+
+/** Lines describing a schema's nested fields and union variants, for the docstring. */
 function describeFields(schema: JsonSchema | undefined, indent: string, depth: number): string[] {
-  if (!schema || depth > 3) return [];
+  if (!schema || depth > 4) return [];
   const target = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
-  if (!target?.properties) return [];
+  if (!target) return [];
+  const variants = objectVariants(target);
+  if (variants) return describeVariants(variants, indent, depth);
+  if (!target.properties) return [];
   const required = new Set(target.required ?? []);
   const lines: string[] = [];
   for (const [name, property] of Object.entries(target.properties)) {
-    const flags = [pythonType(property), required.has(name) ? undefined : "optional"]
+    const flags = [
+      pythonType(property),
+      required.has(name) ? undefined : "optional",
+      ...constraintsOf(property),
+    ]
       .filter(Boolean)
       .join(", ");
-    const description = property.description ? `: ${oneLine(property.description)}` : "";
-    lines.push(`${indent}${name} (${flags})${description}`);
+    const notes = [property.description ? sentence(property.description) : "", defaultNote(property)]
+      .filter(Boolean)
+      .join(" ");
+    lines.push(`${indent}${name} (${flags})${notes ? `: ${notes}` : ""}`);
     lines.push(...describeFields(property, `${indent}    `, depth + 1));
   }
   return lines;
 }
 
+function describeVariants(variants: JsonSchema[], indent: string, depth: number): string[] {
+  const discriminator = discriminatorOf(variants);
+  const lines = [`${indent}One of${discriminator ? ` (told apart by "${discriminator}")` : ""}:`];
+  variants.forEach((variant, index) => {
+    const property = discriminator ? variant.properties?.[discriminator] : undefined;
+    const value = property?.const ?? property?.enum?.[0];
+    const label = discriminator ? `${discriminator}=${pythonLiteral(value)}` : `variant ${index + 1}`;
+    const about = variant.description ? `: ${sentence(variant.description)}` : "";
+    lines.push(`${indent}    ${label}${about}`);
+    lines.push(...describeFields(variant, `${indent}        `, depth + 1));
+  });
+  return lines;
+}
+
+function defaultNote(schema: JsonSchema): string {
+  return schema.default === undefined ? "" : `Defaults to ${JSON.stringify(schema.default)}.`;
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
+}
+
+/** One line ending with a full stop (or the model's own ?, ! or :). */
+function sentence(text: string): string {
+  const line = oneLine(text);
+  return line === "" || /[.!?:]$/.test(line) ? line : `${line}.`;
 }
 
 /** Text made safe to sit inside a triple-quoted Python docstring. */
@@ -215,23 +301,24 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
   if (parameters.length > 0) {
     lines.push("", "Args:");
     for (const parameter of parameters) {
+      const { schema } = parameter;
       const notes: string[] = [];
-      if (parameter.description) notes.push(oneLine(parameter.description));
-      if (!parameter.required && parameter.schema.default !== undefined) {
-        notes.push(`Defaults to ${JSON.stringify(parameter.schema.default)}.`);
-      } else if (!parameter.required) {
-        notes.push("Optional; leave it out to use the tool's default.");
-      }
+      if (parameter.description) notes.push(sentence(parameter.description));
+      const constraints = constraintsOf(schema);
+      if (constraints.length > 0) notes.push(`Constraints: ${constraints.join(", ")}.`);
+      if (!parameter.required && schema.default !== undefined) notes.push(defaultNote(schema));
+      else if (!parameter.required) notes.push("Optional; leave it out to use the tool's default.");
+      else notes.push("Required.");
       if (parameter.originalName !== parameter.pythonName) {
         notes.push(`(The tool calls this argument ${JSON.stringify(parameter.originalName)}.)`);
       }
-      lines.push(`    ${parameter.pythonName}: ${notes.join(" ")}`.trimEnd());
-      lines.push(...describeFields(parameter.schema, "        ", 0));
+      lines.push(`    ${parameter.pythonName}: ${notes.join(" ")}`);
+      lines.push(...describeFields(schema, "        ", 0));
     }
   }
   if (tool.outputSchema) {
     lines.push("", "Returns:");
-    const what = tool.outputSchema.description ? `: ${oneLine(tool.outputSchema.description)}` : "";
+    const what = tool.outputSchema.description ? `: ${sentence(tool.outputSchema.description)}` : "";
     lines.push(`    ${pythonType(tool.outputSchema)}${what}`);
     lines.push(...describeFields(tool.outputSchema, "        ", 0));
   }

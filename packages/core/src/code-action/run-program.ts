@@ -21,12 +21,19 @@ export type RunProgramOptions = {
   maxToolCalls: number;
   /** Per stream; default 1 MiB. */
   maxOutputBytes?: number;
+  /** Largest request a program may send; default 1 MiB. */
+  maxRequestBytes?: number;
+  /** Largest result (JSON bytes) handed back to the program; default 16 MiB. */
+  maxResultBytes?: number;
   approval?: ApprovalHook;
   logger?: Logger;
   /** Receives `tool-call` and `tool-result` events as they happen. */
   onEvent?: (event: AgentEvent) => void;
   signal?: AbortSignal;
 };
+
+/** The statuses a run can end with. */
+export type RunStatus = Exclude<AttemptStatus, "no-program">;
 
 /** One program run in a sandbox: its output, exit, status, RESULT value and tool calls. */
 export type ProgramRun = {
@@ -35,7 +42,8 @@ export type ProgramRun = {
   stdout: string;
   stderr: string;
   truncated: boolean;
-  status: AttemptStatus;
+  /** How the run ended (never "no-program": that is decided before a run). */
+  status: RunStatus;
   /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
   result?: string;
   toolCalls: ToolCallRecord[];
@@ -96,6 +104,8 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     execTimeout: options.execTimeout,
     maxToolCalls: options.maxToolCalls,
     ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+    ...(options.maxRequestBytes === undefined ? {} : { maxRequestBytes: options.maxRequestBytes }),
+    ...(options.maxResultBytes === undefined ? {} : { maxResponseBytes: options.maxResultBytes }),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
@@ -129,7 +139,7 @@ async function statusOf(
   outcome: BridgeOutcome,
   result: string | undefined,
   inspect: RunProgramOverOptions["inspect"],
-): Promise<{ status: AttemptStatus; infrastructureError?: string }> {
+): Promise<{ status: RunStatus; infrastructureError?: string }> {
   if (outcome.timedOut) return { status: "timeout" };
   // The host ended a run that flooded the bridge: the program's failure, whatever the relay reported.
   if (outcome.flooded) return { status: "tool-limit" };

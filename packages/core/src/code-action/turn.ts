@@ -15,13 +15,14 @@ import { linkedController, startChildRun, type TurnRunOptions } from "../tracing
 import type { AgentEvent, AgentResult, ApprovalHook, Attempt, AttemptStatus } from "../types.ts";
 import { type DataFile, placeDataFiles } from "./data-files.ts";
 import { createEventQueue } from "./event-queue.ts";
-import { extractProgram, parseResultLine } from "./extract-program.ts";
+import { parseResultLine, readReplyProgram } from "./extract-program.ts";
 import { normalizeAnswer } from "./normalize-answer.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
 import {
   buildCodeActionPrompt,
   buildEscalationMessage,
   buildRepairMessage,
+  buildReplyRepairMessage,
   type ConversationTurn,
   defaultSandboxDescription,
   describeFailure,
@@ -39,6 +40,10 @@ export type CodeActionSettings = {
   maxRepairs: number;
   /** Tool calls per run, failed and unknown ones included. */
   maxToolCalls: number;
+  /** Largest request a program may send, in bytes (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** Largest result the bridge hands back, in bytes of JSON (default 16 MiB). */
+  maxResultBytes?: number;
   /** Independent programs per question; 2 or more turn on the agreement check. */
   samples: number;
   /** Decimal places numbers are compared at in the agreement check. */
@@ -293,7 +298,7 @@ async function runSample(context: TurnContext, sampleOptions: SampleOptions): Pr
 
   for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
     context.signal.throwIfAborted();
-    const { attempt, run, files } = await runAttempt(context, {
+    const { attempt, run, refusal, files } = await runAttempt(context, {
       ...sampleOptions,
       attemptNumber,
       modelMessages,
@@ -309,31 +314,34 @@ async function runSample(context: TurnContext, sampleOptions: SampleOptions): Pr
       attempt: attemptNumber,
       ...(sample ? { sample } : {}),
       status,
-      exitCode: run.exitCode,
-      stdoutTail: tail(run.stdout, streamTailCharacters),
-      stderrTail: tail(run.stderr, streamTailCharacters),
+      exitCode: attempt.exitCode,
+      stdoutTail: tail(attempt.stdout, streamTailCharacters),
+      stderrTail: tail(attempt.stderr, streamTailCharacters),
     });
     logger?.debug(
-      { attempt: attemptNumber, status, exitCode: run.exitCode, toolCalls: run.toolCalls.length },
-      `code-action exit=${run.exitCode} status=${status} stdout=${JSON.stringify(run.stdout)} stderr=${JSON.stringify(run.stderr)}`,
+      { attempt: attemptNumber, status, exitCode: attempt.exitCode, toolCalls: attempt.toolCalls.length },
+      `code-action exit=${attempt.exitCode} status=${status} stdout=${JSON.stringify(attempt.stdout)} stderr=${JSON.stringify(attempt.stderr)}`,
     );
 
-    if (status === "ok") return { attempts, answer: attempt.result, files };
+    if (status === "ok")
+      return { attempts, answer: attempt.result, files: files ?? { files: [], refused: [] } };
     context.signal.throwIfAborted();
     if (status === "infrastructure") {
       throw new SandboxRunError({
         runId,
         attempts,
-        cause: run.infrastructureError,
-        detail: run.infrastructureError ?? "unknown",
+        cause: run?.infrastructureError,
+        detail: run?.infrastructureError ?? "unknown",
       });
     }
     if (attemptNumber <= settings.maxRepairs) {
-      const reason = describeFailure({
-        ...attempt,
-        execTimeout: settings.execTimeout,
-        maxToolCalls: settings.maxToolCalls,
-      });
+      const reason =
+        refusal ??
+        describeFailure({
+          ...attempt,
+          execTimeout: settings.execTimeout,
+          maxToolCalls: settings.maxToolCalls,
+        });
       emit({
         type: "repair-start",
         runId,
@@ -341,22 +349,25 @@ async function runSample(context: TurnContext, sampleOptions: SampleOptions): Pr
         ...(sample ? { sample } : {}),
         reason,
       });
-      const toolError = [...run.toolCalls].reverse().find((call) => call.error)?.error;
-      modelMessages.push(
-        new AIMessage({ content: attempt.modelReply }),
-        new HumanMessage(
-          buildRepairMessage({
-            ...attempt,
-            execTimeout: settings.execTimeout,
-            maxToolCalls: settings.maxToolCalls,
-            toolError,
-          }),
-        ),
-      );
+      const toolError = [...attempt.toolCalls].reverse().find((call) => call.error)?.error;
+      const repair =
+        refusal === undefined
+          ? buildRepairMessage({
+              ...attempt,
+              execTimeout: settings.execTimeout,
+              maxToolCalls: settings.maxToolCalls,
+              toolError,
+            })
+          : buildReplyRepairMessage(refusal);
+      modelMessages.push(new AIMessage({ content: attempt.modelReply }), new HumanMessage(repair));
     }
   }
   return { attempts };
 }
+
+/** An attempt, its run, or (no container started) why the reply held no program to run. */
+/** An attempt, with its run and the files it saved when a container ran, or why the reply was refused before one. */
+type AttemptOutcome = { attempt: Attempt; run?: ProgramRun; files?: CollectedFiles; refusal?: string };
 
 type AttemptOptions = SampleOptions & {
   attemptNumber: number;
@@ -369,10 +380,7 @@ type AttemptOptions = SampleOptions & {
  * One attempt as a child chain run of the turn ("attempt 2", tagged "repair" or "escalation"):
  * the model call (a child LLM run), a fresh container, the program and its tool calls (tool runs).
  */
-async function runAttempt(
-  context: TurnContext,
-  attemptOptions: AttemptOptions,
-): Promise<{ attempt: Attempt; run: ProgramRun; files: CollectedFiles }> {
+async function runAttempt(context: TurnContext, attemptOptions: AttemptOptions): Promise<AttemptOutcome> {
   const { attemptNumber, sample, escalated } = attemptOptions;
   const attemptRun = await startChildRun(context.callbacks, {
     name: `attempt ${attemptNumber}`,
@@ -403,7 +411,7 @@ async function runAttemptSteps(
   context: TurnContext,
   attemptOptions: AttemptOptions,
   callbacks: CallbackManager | undefined,
-): Promise<{ attempt: Attempt; run: ProgramRun; files: CollectedFiles }> {
+): Promise<AttemptOutcome> {
   const { options, runId, emit, signal } = context;
   const { settings } = options;
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
@@ -416,9 +424,20 @@ async function runAttemptSteps(
     });
   const modelMs = Math.round(performance.now() - attemptStarted);
   const replyText = textOf(reply.content);
-  const program = extractProgram(replyText);
+  const read = readReplyProgram(replyText);
+  const program = read.ok ? read.program : "";
   emit({ type: "program-start", runId, attempt: attemptNumber, ...(sample ? { sample } : {}), program });
   logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
+  const base = {
+    attempt: attemptNumber,
+    ...(sample ? { sample } : {}),
+    ...(escalated ? { escalated } : {}),
+    program,
+    modelReply: replyText,
+    usage: usageOf(reply),
+  };
+  // A reply with no single program is refused here: an attempt, and no container.
+  if (!read.ok) return { attempt: refusedAttempt(base, { attemptStarted, modelMs }), refusal: read.message };
 
   const containerStarted = performance.now();
   const session = await createSessionFor(context, attemptOptions);
@@ -437,6 +456,8 @@ async function runAttemptSteps(
       runId,
       execTimeout: settings.execTimeout,
       maxToolCalls: settings.maxToolCalls,
+      ...(settings.maxRequestBytes === undefined ? {} : { maxRequestBytes: settings.maxRequestBytes }),
+      ...(settings.maxResultBytes === undefined ? {} : { maxResultBytes: settings.maxResultBytes }),
       approval: options.approval,
       logger,
       // Tool events name the attempt and sample their program belongs to (samples run at once).
@@ -505,6 +526,28 @@ async function collectFiles(
     const reason = `could not be read: ${error instanceof Error ? error.message : String(error)}`;
     return { files: [], refused: [{ name: "out", reason }] };
   }
+}
+
+/** The record of a reply that held no program (none, or several): nothing ran. */
+function refusedAttempt(
+  base: Pick<Attempt, "attempt" | "sample" | "escalated" | "program" | "modelReply" | "usage">,
+  clock: { attemptStarted: number; modelMs: number },
+): Attempt {
+  return {
+    ...base,
+    stdout: "",
+    stderr: "",
+    exitCode: null,
+    status: "no-program",
+    truncated: false,
+    toolCalls: [],
+    timings: {
+      modelMs: clock.modelMs,
+      containerStartMs: 0,
+      runMs: 0,
+      totalMs: Math.round(performance.now() - clock.attemptStarted),
+    },
+  };
 }
 
 function trackCleanup(context: TurnContext, pending: Promise<unknown>): void {

@@ -13,7 +13,8 @@ export type CodeActionErrorCode =
   | "sandbox-unavailable"
   | "scripted-replies-exhausted"
   | "tool-calling-unsupported"
-  | "tool-input-invalid";
+  | "tool-input-invalid"
+  | "tool-value-unmappable";
 
 const marker: unique symbol = Symbol.for("codeaction.core.error") as never;
 

@@ -12,7 +12,7 @@ export class ToolInputError extends CodeActionError {
   constructor(options: { tool: string; issues: string; cause?: unknown }) {
     super({
       code,
-      message: `Invalid input for tool '${options.tool}': ${options.issues}. Call it again with arguments that match its schema.`,
+      message: `Invalid input for tool '${options.tool}': ${options.issues}${/[.?!]$/.test(options.issues) ? "" : "."} Call it again with arguments that match its schema.`,
       cause: options.cause,
     });
     this.name = "ToolInputError";

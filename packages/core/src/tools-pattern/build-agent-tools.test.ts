@@ -49,7 +49,7 @@ describe("buildAgent with the tools pattern", () => {
     // The schema failure went back to the model as text, recorded as "invalid".
     expect(result.toolCalls.map((call) => call.status)).toEqual(["invalid", "ok"]);
     expect(String(model.calls[1]?.messages.at(-1)?.content)).toMatch(
-      /^Error: Invalid input for tool 'lookup_city': city: .+\. Call it again with arguments that match its schema\.$/,
+      /^Error: Invalid input for tool 'lookup_city': town: unknown key; the keys are: city\. Call it again with arguments that match its schema\.$/,
     );
     expect(lookups).toEqual(["Lyon"]);
     expect(trace).toContain('-> Invoking tool: lookup_city with {"city":"Lyon"}');

@@ -1,6 +1,8 @@
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { encodeToolValue } from "../tool-value.ts";
 import type { ApprovalHook, ApprovalRequest, ToolCallRecord } from "../types.ts";
+import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 
 /** What one tool call gives back: the record, and the text the model reads. */
 export type ToolCallOutcome = { record: ToolCallRecord; content: string };
@@ -50,6 +52,12 @@ export async function callTool(call: {
     return finish("invalid", `Error: ${error}`, { error });
   }
 
+  const unknownKeys = findUnknownKeys(call.tool.inputSchema, call.args);
+  if (unknownKeys.length > 0) {
+    const error = new ToolInputError({ tool: toolName, issues: describeUnknownKeys(unknownKeys) }).message;
+    return finish("invalid", `Error: ${error}`, { error });
+  }
+
   if (call.approval) {
     const denial = await askApproval(call.approval, {
       tool: toolName,
@@ -69,7 +77,10 @@ export async function callTool(call: {
       callId: call.id,
       ...(call.signal ? { signal: call.signal } : {}),
     });
-    return finish("ok", toContent(result), { result });
+    // Strings are the text as they are; every other value is mapped as for a program (tool-value.ts).
+    if (typeof result === "string") return finish("ok", result, { result });
+    const encoded = encodeToolValue(result, toolName);
+    return finish("ok", encoded.text, { result: encoded.record });
   } catch (thrown) {
     const error = thrown instanceof Error ? thrown.message : String(thrown);
     return finish(isInvalidInput(thrown) ? "invalid" : "error", `Error: ${error}`, { error });
@@ -98,17 +109,6 @@ async function askApproval(approval: ApprovalHook, request: ApprovalRequest): Pr
     if (typeof reason === "string" && reason !== "") return reason;
   }
   return `the call to ${request.tool} was not approved`;
-}
-
-/** A tool's return value as the text of a tool message: strings as they are, the rest as JSON. */
-export function toContent(result: unknown): string {
-  if (typeof result === "string") return result;
-  if (result === undefined) return "null";
-  try {
-    return JSON.stringify(result) ?? String(result);
-  } catch {
-    return String(result);
-  }
 }
 
 /** A schema failure (zod, or a tool's own input check) rather than a failure of the tool. */

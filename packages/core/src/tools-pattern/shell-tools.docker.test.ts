@@ -186,7 +186,7 @@ describe("shell mode", () => {
       "done",
     ]);
     expect(toolResultBefore(model, 2)).toBe(
-      "Error: Invalid input for tool 'sandbox_exec': command: Invalid input: expected string, received undefined. Call it again with arguments that match its schema.",
+      "Error: Invalid input for tool 'sandbox_exec': cmd: unknown key; the keys are: command, timeout. Call it again with arguments that match its schema.",
     );
     expect(toolResultBefore(model, 3)).toMatch(/^Error: The path "\/etc\/passwd" was refused/);
     expect(toolResultBefore(model, 4)).toMatch(/^Error: The path "\.\.\/etc\/shadow" was refused/);

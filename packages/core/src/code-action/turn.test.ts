@@ -1,0 +1,77 @@
+import { HumanMessage } from "@langchain/core/messages";
+import { describe, expect, it } from "vitest";
+import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
+import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
+import type { AgentEvent } from "../types.ts";
+import { defaultOutputFileLimits } from "./output-files.ts";
+import { createCodeActionTurn } from "./turn.ts";
+
+/** A sandbox that counts the containers asked for and refuses to make any. */
+function countingSandbox() {
+  const sandbox = {
+    created: 0,
+    async createSession(): Promise<never> {
+      sandbox.created += 1;
+      throw new Error("no container in this test");
+    },
+  };
+  return sandbox;
+}
+
+const settings = {
+  execTimeout: 10,
+  maxRepairs: 2,
+  maxToolCalls: 5,
+  samples: 1,
+  decimals: 2,
+  outputFiles: defaultOutputFileLimits,
+};
+
+describe("replies are checked before a container starts", () => {
+  it("no program and two programs are attempts with repairs, and no container is started", async () => {
+    const model = new ScriptedChatModel([
+      "The revenue is 42.",
+      "```python\nprint(1)\n```\nand\n```python\nprint('RESULT: 2')\n```",
+      "```bash\nwc -l orders.csv\n```",
+    ]);
+    const sandbox = countingSandbox();
+    const turn = createCodeActionTurn({ model, sandbox, tools: [], settings });
+    const events: AgentEvent[] = [];
+    const stream = turn.stream([new HumanMessage("Revenue?")], "run-1");
+    const error = await (async () => {
+      try {
+        for await (const event of stream) events.push(event);
+      } catch (thrown) {
+        return thrown;
+      }
+    })();
+
+    expect(sandbox.created).toBe(0);
+    expect(AttemptsExhaustedError.isInstance(error)).toBe(true);
+    const attempts = (error as AttemptsExhaustedError).attempts;
+    expect(attempts.map((attempt) => attempt.status)).toEqual(["no-program", "no-program", "no-program"]);
+    expect(attempts.map((attempt) => attempt.timings.containerStartMs)).toEqual([0, 0, 0]);
+    expect(attempts[1]?.modelReply).toContain("print('RESULT: 2')");
+
+    // The model saw one clear repair message per refused reply.
+    const repairs = model.calls.slice(1).map((call) => String(call.messages.at(-1)?.content));
+    expect(repairs[0]).toContain("your reply had no python block");
+    expect(repairs[1]).toContain("Your reply had 2 python blocks, so nothing was run");
+    expect(events.filter((event) => event.type === "repair-start")).toHaveLength(2);
+    expect(events.filter((event) => event.type === "program-end").map((event) => event.status)).toEqual([
+      "no-program",
+      "no-program",
+      "no-program",
+    ]);
+  });
+
+  it("a reply with one program asks for a container", async () => {
+    const model = new ScriptedChatModel(["```python\nprint('RESULT: 1')\n```"]);
+    const sandbox = countingSandbox();
+    const turn = createCodeActionTurn({ model, sandbox, tools: [], settings });
+    await expect(async () => {
+      for await (const _event of turn.stream([new HumanMessage("One?")], "run-2"));
+    }).rejects.toThrow(/did not start/);
+    expect(sandbox.created).toBe(1);
+  });
+});
