@@ -1,7 +1,8 @@
-import type { SandboxManager } from "@codeaction/sandbox";
+import { execFileSync } from "node:child_process";
+import type { SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ToolSpec } from "../../packages/core/src/tool-spec.ts";
-import { backends, echoTool, readyManager, runCase } from "../support/harness.ts";
+import { backends, docker, echoTool, readyManager, resultJson, runCase } from "../support/harness.ts";
 
 // The red team's second round (docs/security.md, H cases): whatever a program sends over the bridge,
 // what the host process keeps for its run stays bounded, and abuse ends the run as the program's
@@ -15,6 +16,49 @@ const oversizedTool: ToolSpec = {
   inputSchema: { type: "object", properties: {} },
   invoke: async () => "y".repeat(17 * 1024 * 1024),
 };
+
+/** Bytes on the host's disk under Docker's data root for one container (its folder, logs included). */
+async function containerFolderBytes(session: SandboxSession): Promise<number> {
+  const client = await docker();
+  const root = (await client.info()).DockerRootDir as string;
+  const output = execFileSync("du", ["-sb", `${root}/containers/${session.containerId}`], {
+    encoding: "utf8",
+  });
+  return Number(output.split("\t")[0]);
+}
+
+/** Opens every descriptor of every process whose command line holds `needle`, and writes `chunk` to it. */
+const floodDescriptors = `
+import json, os
+def flood(needle, chunk, total):
+    report = {"processes": 0, "opened": [], "refused": []}
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as file:
+                if needle not in file.read():
+                    continue
+        except OSError:
+            continue
+        report["processes"] += 1
+        for fd in ("0", "1", "2"):
+            path = "/proc/%s/fd/%s" % (name, fd)
+            try:
+                target = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as error:
+                report["refused"].append(error.strerror)
+                continue
+            report["opened"].append(fd)
+            written = 0
+            try:
+                while written < total:
+                    written += os.write(target, chunk)
+            except OSError:
+                pass
+            os.close(target)
+    return report
+`;
 
 describe.each(backends)("the host stays bounded (backend %s)", (backend) => {
   let manager: SandboxManager;
@@ -113,5 +157,64 @@ print("RESULT: never")
     expect(run.status).toBe("error");
     expect(run.infrastructureError).toBeUndefined();
     expect(run.stderr).toMatch(/the bridge relay was killed by signal 9/);
+  });
+
+  test("H4: a flood of the kill helper's descriptors: closed to the program under runc, cut off by the host under gVisor; kills still work", async () => {
+    const run = await runCase(manager, {
+      program: `${floodDescriptors}
+print("RESULT:", json.dumps(flood(b"codeaction-kill-helper", b"killed 0 survivors 0\\n" * 4096, 64 * 1024 * 1024)))
+`,
+      after: async (session) => {
+        // The helper answers truthfully: a command past its timeout is killed, the next one runs.
+        const slow = await session.execute("sleep 60", { timeout: 2 });
+        expect(slow.timedOut).toBe(true);
+        const next = await session.execute("echo still here", { timeout: 30 });
+        expect(next.stdout.trim()).toBe("still here");
+      },
+    });
+    const report = resultJson<{ processes: number; opened: string[]; refused: string[] }>(run);
+    expect(report.processes).toBe(1);
+    if (backend === "docker") {
+      // runc: the helper is not dumpable from its first line, so its descriptors are closed to the program.
+      expect(report.opened).toEqual([]);
+      expect(report.refused).toHaveLength(3);
+    }
+    // gVisor does not honour PR_SET_DUMPABLE for /proc/<pid>/fd: the writes reach the host, which reads
+    // one line at most 4096 bytes long, takes the first answer nobody asked for as a failed helper and
+    // stops reading; the next kill (in \`after\`) starts a fresh helper and still works.
+  });
+
+  test("H5: writing to PID 1's stdout and stderr lands nowhere on the host's disk", async () => {
+    let bytes = -1;
+    const run = await runCase(manager, {
+      program: `
+import json, os
+report = {}
+for fd in ("1", "2"):
+    try:
+        target = os.open("/proc/1/fd/" + fd, os.O_WRONLY)
+    except OSError as error:
+        report[fd] = error.strerror
+        continue
+    written = 0
+    try:
+        while written < 64 * 1024 * 1024:
+            written += os.write(target, b"x" * 65536)
+    except OSError as error:
+        report[fd + " write"] = error.strerror
+    report[fd] = written
+print("RESULT:", json.dumps(report))
+`,
+      after: async (session) => {
+        bytes = await containerFolderBytes(session);
+        const info = await (await docker()).getContainer(session.containerId).inspect();
+        expect(info.HostConfig.LogConfig?.Type).toBe("none");
+      },
+    });
+    const report = resultJson<Record<string, number | string>>(run);
+    // runc refuses the open (PID 1 is not dumpable); gVisor lets it through to /dev/null.
+    for (const fd of ["1", "2"]) expect([64 * 1024 * 1024, "Permission denied"]).toContain(report[fd]);
+    expect(bytes).toBeGreaterThanOrEqual(0);
+    expect(bytes).toBeLessThan(1024 * 1024);
   });
 });

@@ -34,6 +34,7 @@ describe("the container spec", () => {
       Init: false,
       Binds: [],
       Privileged: false,
+      LogConfig: { Type: "none", Config: {} },
     });
     expect(spec.HostConfig?.Tmpfs).toEqual({
       "/workspace": "rw,nosuid,nodev,size=1073741824,uid=65534,gid=65534,mode=0700",
@@ -88,6 +89,7 @@ describe("the container spec", () => {
       MemorySwap: -1,
       NetworkMode: "bridge",
       Binds: ["/:/host"],
+      LogConfig: { Type: "json-file", Config: {} },
     } as Dockerode.HostConfig;
     info.Config.Env = [...(info.Config.Env ?? []), "AWS_SECRET_ACCESS_KEY=x"];
     const problems = findSpecProblems(info, config);
@@ -99,6 +101,7 @@ describe("the container spec", () => {
         "NetworkMode is bridge, not none",
         expect.stringContaining("host folders are bound"),
         "unexpected environment variables: AWS_SECRET_ACCESS_KEY",
+        'LogConfig is "json-file", not none',
       ]),
     );
     expect(() => verifyContainerSpec(info, config)).toThrow(SecurityFlagError);

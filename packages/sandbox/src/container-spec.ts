@@ -84,6 +84,9 @@ export function buildContainerSpec(
       RestartPolicy: { Name: "no" },
       AutoRemove: false,
       Ulimits: [{ Name: "core", Soft: 0, Hard: 0 }],
+      // No container log: under gVisor the program can open /proc/1/fd/1, and a json-file log
+      // would put whatever it writes there on the host's disk, outside every limit.
+      LogConfig: { Type: "none", Config: {} },
       ...(runtime ? { Runtime: runtime } : {}),
     },
   };
@@ -139,6 +142,7 @@ export function findSpecProblems(
   const nanoCpus = Math.round(config.cpuLimit * 1e9);
   expect(host.NanoCpus === nanoCpus, `NanoCpus is ${host.NanoCpus}, not ${nanoCpus}`);
   expect(host.Init !== true, "Init is set: docker-init would be PID 1 instead of the sandbox's init");
+  expect(host.LogConfig?.Type === "none", `LogConfig is ${JSON.stringify(host.LogConfig?.Type)}, not none`);
   expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
   expect(host.IpcMode === "private", `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");

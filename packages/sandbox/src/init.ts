@@ -7,9 +7,15 @@
  * dropped), and init makes itself non-dumpable, so the program (same uid) can neither stop, kill,
  * ptrace nor rewrite it (/proc/1/mem). The deadline therefore holds even if the host process died.
  * Only SIGCHLD has a handler (it reaps); SIGINT is set back to the default so that it is ignored.
+ * Its stdout and stderr are /dev/null from its first lines: gVisor does not honour PR_SET_DUMPABLE
+ * for PID 1, so there the program can open /proc/1/fd/*; they must lead nowhere.
  */
 const initSource = `import ctypes, os, select, signal, sys, time
 ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
+null = os.open("/dev/null", os.O_RDWR)
+os.dup2(null, 1)
+os.dup2(null, 2)
+os.close(null)
 signal.signal(signal.SIGINT, signal.SIG_DFL)
 def reap(*_):
     try:

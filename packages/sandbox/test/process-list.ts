@@ -24,6 +24,8 @@ export async function leftoverProcesses(session: SandboxSession): Promise<string
     "        continue",
     "    if not line or line.startswith(('timeout -s KILL', 'cat', 'bash -c', '/bin/sh -c python3 -c')):",
     "        continue",
+    "    if line.endswith('codeaction-kill-helper'):",
+    "        continue",
     "    print(line)",
   ].join("\n");
   const result = await session.execute(`python3 -c "$SCRIPT"`, { env: { SCRIPT: script } });
