@@ -31,6 +31,8 @@ export type ToolCallRecord = {
   resultPreview?: string;
   /** The size of the result's JSON in bytes, when only a preview (or nothing) of it is kept. */
   resultBytes?: number;
+  /** With resultPreview: how many items the result list had, or keys the result dict had. */
+  resultLength?: number;
   /** Why the call failed (at most 2000 characters). */
   error?: string;
   /**
@@ -110,6 +112,7 @@ export type AgentEvent =
       result?: unknown;
       resultPreview?: string;
       resultBytes?: number;
+      resultLength?: number;
       error?: string;
       status: ToolCallRecord["status"];
     }

@@ -300,7 +300,7 @@ async function runTurn(
       case "tool-result":
         if (showProgram) {
           show(
-            `tool call ${escapeForTerminal(event.tool, { keepNewlines: false })}: ${event.status}, ${summarize(event.result ?? event.error)} (${Math.round(event.durationMs)} ms)`,
+            `tool call ${escapeForTerminal(event.tool, { keepNewlines: false })}: ${event.status}, ${summarize(event)} (${Math.round(event.durationMs)} ms)`,
           );
         }
         progress.update(
@@ -352,13 +352,30 @@ function indent(text: string): string {
     .join("\n");
 }
 
-/** A short description of a tool result: "500 items", "a dict with 3 keys", or its start. */
-function summarize(value: unknown): string {
-  if (Array.isArray(value)) return `${value.length} item${value.length === 1 ? "" : "s"}`;
+/**
+ * A short description of a tool result: "500 items", "a dict with 3 keys", or its start. A big
+ * result is kept by the bridge as a preview with its length, which still says how many.
+ */
+function summarize(event: {
+  result?: unknown;
+  resultPreview?: string;
+  resultLength?: number;
+  error?: string;
+}): string {
+  const { result, resultPreview, resultLength } = event;
+  if (result === undefined && resultPreview !== undefined && resultLength !== undefined) {
+    return resultPreview.startsWith("[") ? items(resultLength) : `a dict with ${resultLength} keys`;
+  }
+  const value = result ?? (resultPreview === undefined ? event.error : `${resultPreview}...`);
+  if (Array.isArray(value)) return items(value.length);
   if (value && typeof value === "object") return `a dict with ${Object.keys(value).length} keys`;
   const text = typeof value === "string" ? value : JSON.stringify(value);
   const line = escapeForTerminal(text ?? "nothing", { keepNewlines: false });
   return line.length > 100 ? `${line.slice(0, 100)}...` : line;
+}
+
+function items(count: number): string {
+  return `${count} item${count === 1 ? "" : "s"}`;
 }
 
 export type { RunRecord };

@@ -8,8 +8,11 @@
 /** A value whose JSON is longer than this is kept as a preview of this many characters and its size. */
 export const previewCharacters = 2000;
 
-/** What a record keeps of one value: the value itself, or the start of its JSON and its size in bytes. */
-export type KeptValue = { value: unknown } | { preview: string; bytes: number };
+/**
+ * What a record keeps of one value: the value itself, or the start of its JSON and its size in bytes
+ * (with `length`, the number of items of a list or of keys of a dict, so a summary can still say it).
+ */
+export type KeptValue = { value: unknown } | { preview: string; bytes: number; length?: number };
 
 /**
  * Keeps `value` whole when `json` (its JSON text) is at most `previewCharacters` long, else a
@@ -17,7 +20,14 @@ export type KeptValue = { value: unknown } | { preview: string; bytes: number };
  */
 export function keepValue(value: unknown, json: string | undefined = safeJson(value)): KeptValue {
   if (json === undefined || json.length <= previewCharacters) return { value };
-  return { preview: json.slice(0, previewCharacters), bytes: Buffer.byteLength(json) };
+  const preview = json.slice(0, previewCharacters);
+  const bytes = Buffer.byteLength(json);
+  const length = Array.isArray(value)
+    ? value.length
+    : value !== null && typeof value === "object"
+      ? Object.keys(value).length
+      : undefined;
+  return length === undefined ? { preview, bytes } : { preview, bytes, length };
 }
 
 /** A message cut to `previewCharacters`, saying how long it was. */

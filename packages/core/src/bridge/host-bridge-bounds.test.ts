@@ -72,6 +72,7 @@ print("RESULT:", json.dumps(errors[-1]))
     expect(echoed?.result).toBeUndefined();
     expect(echoed?.resultPreview?.startsWith('{"echoed":"xxx')).toBe(true);
     expect(echoed?.resultBytes).toBeGreaterThan(1024 * 1024 - 100);
+    expect(echoed?.resultLength).toBe(1); // a dict with one key: a summary can still say so
     expect(refused).toMatchObject({ tool: "nope", status: "unknown-tool" });
     expect(refused?.args).toBeUndefined();
     expect(refused?.argsPreview).toBeUndefined();

@@ -658,13 +658,16 @@ class BridgeRun {
   }
 }
 
-/** The record fields for a kept value: `name` whole, or `namePreview` and (for results) `nameBytes`. */
+/** The record fields for a kept value: `name` whole, or `namePreview` and (for results) `nameBytes` and `nameLength`. */
 function keptFields(kept: KeptValue | undefined, name: "args" | "result"): Record<string, unknown> {
   if (kept === undefined) return {};
   if ("value" in kept) return { [name]: kept.value };
-  return name === "args"
-    ? { argsPreview: kept.preview }
-    : { resultPreview: kept.preview, resultBytes: kept.bytes };
+  if (name === "args") return { argsPreview: kept.preview };
+  return {
+    resultPreview: kept.preview,
+    resultBytes: kept.bytes,
+    ...(kept.length === undefined ? {} : { resultLength: kept.length }),
+  };
 }
 
 /** Bytes written to a stream and not yet flushed (0 for a stream that does not say). */
