@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { NetworkSetupError, type SandboxManager } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { labelKeys } from "../../packages/sandbox/src/labels.ts";
@@ -231,6 +232,25 @@ print("RESULT:", json.dumps({"hostname": socket.gethostname(), "hosts": open("/e
       expect(String(outcome.hosts)).not.toContain(hostname());
       expect(String(outcome.etcHostname)).not.toContain(hostname());
     }
+  });
+
+  test("I4: the host's boot arguments, kernel configuration, modules and interrupts are hidden", async () => {
+    const outcome = await probe(`
+def read(path):
+    try:
+        return open(path, "rb").read()[:4096].decode(errors="replace")
+    except OSError as error:
+        return errno.errorcode.get(error.errno, str(error.errno))
+print("RESULT:", json.dumps({path: read(path) for path in ["/proc/cmdline", "/proc/config.gz", "/proc/modules", "/proc/interrupts"]}))
+`);
+    const hostCommandLine = readFileSync("/proc/cmdline", "utf8").trim();
+    // runc: each is /dev/null (empty). gVisor: its own kernel's files, which never hold the host's.
+    expect(hostCommandLine.length).toBeGreaterThan(0);
+    expect(String(outcome["/proc/cmdline"])).not.toContain(hostCommandLine);
+    for (const path of ["/proc/config.gz", "/proc/modules"]) {
+      expect(["", "ENOENT"], path).toContain(outcome[path]);
+    }
+    if (backend === "docker") expect(outcome["/proc/interrupts"]).toBe("");
   });
 
   test("I3: the container's labels and PID 1's command line hold no secrets", async () => {

@@ -90,6 +90,7 @@ describe("the container spec", () => {
       NetworkMode: "bridge",
       Binds: ["/:/host"],
       LogConfig: { Type: "json-file", Config: {} },
+      MaskedPaths: ["/proc/kcore"],
     } as Dockerode.HostConfig;
     info.Config.Env = [...(info.Config.Env ?? []), "AWS_SECRET_ACCESS_KEY=x"];
     const problems = findSpecProblems(info, config);
@@ -102,6 +103,7 @@ describe("the container spec", () => {
         expect.stringContaining("host folders are bound"),
         "unexpected environment variables: AWS_SECRET_ACCESS_KEY",
         'LogConfig is "json-file", not none',
+        expect.stringMatching(/^MaskedPaths lacks .*\/proc\/cmdline, \/proc\/config\.gz/),
       ]),
     );
     expect(() => verifyContainerSpec(info, config)).toThrow(SecurityFlagError);

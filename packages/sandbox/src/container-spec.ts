@@ -87,10 +87,37 @@ export function buildContainerSpec(
       // No container log: under gVisor the program can open /proc/1/fd/1, and a json-file log
       // would put whatever it writes there on the host's disk, outside every limit.
       LogConfig: { Type: "none", Config: {} },
+      MaskedPaths: maskedPaths,
       ...(runtime ? { Runtime: runtime } : {}),
     },
   };
 }
+
+/**
+ * Paths of /proc and /sys hidden from the program (a file becomes /dev/null, a folder an empty
+ * tmpfs). Setting the list replaces Docker's default, so it starts with Docker's own list; the rest
+ * describe the host rather than the container: the kernel's boot arguments (on a VM they name the
+ * host agent's ports), its build configuration, its loaded modules and its interrupt counters.
+ */
+export const maskedPaths = [
+  // Docker's default (moby's oci/defaults.go), kept whole.
+  "/proc/asound",
+  "/proc/acpi",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/sys/firmware",
+  // Ours: what describes the host.
+  "/proc/cmdline",
+  "/proc/config.gz",
+  "/proc/modules",
+  "/proc/interrupts",
+  "/sys/devices/virtual/powercap",
+];
 
 /**
  * Reads a created container back and lists every security setting that did not take. Empty means
@@ -143,6 +170,9 @@ export function findSpecProblems(
   expect(host.NanoCpus === nanoCpus, `NanoCpus is ${host.NanoCpus}, not ${nanoCpus}`);
   expect(host.Init !== true, "Init is set: docker-init would be PID 1 instead of the sandbox's init");
   expect(host.LogConfig?.Type === "none", `LogConfig is ${JSON.stringify(host.LogConfig?.Type)}, not none`);
+  const masked = new Set((host.MaskedPaths ?? []) as string[]);
+  const unmasked = maskedPaths.filter((path) => !masked.has(path));
+  expect(unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
   expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
   expect(host.IpcMode === "private", `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
