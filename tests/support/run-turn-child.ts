@@ -22,7 +22,8 @@ const program = "import time\nmark()\ntime.sleep(10**6)\n";
 const agent = await buildAgent({
   model: new ScriptedChatModel([`\`\`\`python\n${program}\`\`\``]),
   pattern: "code-action",
-  sandbox: { backend, network: "none" },
+  // No warm pool: the parent counts this run's one container.
+  sandbox: { backend, network: "none", pool: 0 },
   extraTools: [mark],
   codeAction: { execTimeout, maxRepairs: 0 },
 });

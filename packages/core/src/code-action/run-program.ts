@@ -84,7 +84,7 @@ export type RunProgramOverOptions = Omit<RunProgramOptions, "session"> & {
   /** The relay's process, already started with relayCommand(). */
   process: RelayProcess;
   /** The container's inspect, asked whether the kernel killed something for lack of memory. */
-  inspect?: () => Promise<{ State?: { OOMKilled?: boolean } }>;
+  inspect?: () => Promise<{ State?: { OOMKilled?: boolean; Running?: boolean } }>;
   /** Defaults to /workspace/.codeaction (tests point it at a temp folder). */
   bridgeDirectory?: string;
   /** Defaults to /workspace. */
@@ -148,7 +148,9 @@ async function statusOf(
   if (outcome.failure !== undefined || exit === undefined) {
     // The kernel's OOM killer may have taken the relay itself.
     if (await oomKilled(inspect)) return { status: "oom" };
-    if (outcome.relaySignal !== undefined) return { status: "error" };
+    // The program (same uid) can signal its relay: its failure, when the container still runs. A
+    // container that stopped (dockerd restarted, the engine killed it) is the infrastructure's.
+    if (outcome.relaySignal !== undefined && (await stillRunning(inspect))) return { status: "error" };
     return { status: "infrastructure", infrastructureError: outcome.failure ?? "the relay reported no exit" };
   }
   // A SIGKILL the host did not send is the OOM killer; `sys.exit(137)` is only an exit code.
@@ -158,6 +160,15 @@ async function statusOf(
   if (outcome.limitHit) return { status: "tool-limit" };
   if (exit.exitCode !== 0) return { status: "error" };
   return { status: result === undefined ? "no-result" : "ok" };
+}
+
+async function stillRunning(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
+  if (!inspect) return true;
+  try {
+    return (await inspect()).State?.Running === true;
+  } catch {
+    return false;
+  }
 }
 
 async function oomKilled(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
