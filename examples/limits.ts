@@ -9,7 +9,9 @@ const manager = new SandboxManager({ network: "none", memoryLimit: "256M", cpuLi
 try {
   const session = await manager.createSession();
 
-  const memory = await session.execute(greedy);
+  // The kernel reclaims for a while before it kills; on a busy machine that can pass 5 s, so the
+  // memory case gets its own time limit and an out-of-memory kill is never read as a timeout.
+  const memory = await session.execute(greedy, { timeout: 120 });
   console.log(
     `memory: exit ${memory.exitCode}, out of memory ${memory.oomKilled}, output ${JSON.stringify(memory.stdout + memory.stderr)}`,
   );

@@ -21,7 +21,10 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     );
     const session = await manager.createSession({ deadlineSeconds: 300 });
 
-    const memory = await session.execute(greedy);
+    // The kernel reclaims for about a second before it kills (cgroup v1, quiet machine); a loaded
+    // machine stretches that, so the memory case gets its own generous time limit: an out-of-memory
+    // kill must never be reported as a timeout because the machine was busy.
+    const memory = await session.execute(greedy, { timeout: 120 });
     // runc: the kernel kills the program and the container lives on. gVisor: the whole sandbox is
     // killed, and the session replaces its container (workspaceReset).
     if (backend === "gvisor") expect(memory.workspaceReset).toBe(true);
@@ -32,7 +35,8 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     const time = await session.execute(slow);
     expect(time).toMatchObject({ exitCode: -1, timedOut: true, oomKilled: false });
     expect(time.stderr.endsWith("Command timed out after 5 seconds; its processes were killed")).toBe(true);
-    expect(time.durationMs).toBeLessThan(6000);
+    expect(time.durationMs).toBeGreaterThanOrEqual(5000);
+    expect(time.durationMs).toBeLessThan(5000 + 10_000); // killed, not left to run (generous under load)
     expect(await leftoverProcesses(session)).toEqual([]);
     expect((await session.execute("echo still here")).stdout).toBe("still here\n");
   });

@@ -112,8 +112,8 @@ describe("shell mode", () => {
     expect(killed).toContain("Command timed out after 2 seconds; its processes were killed");
     expect(killed).not.toContain("/workspace is empty again");
     const first = events.find((event) => event.type === "tool-result");
-    // A generous bound, to prove it was killed rather than left to run.
-    expect(first?.type === "tool-result" && first.durationMs).toBeLessThan(3000);
+    // A generous bound (a loaded machine adds seconds), to prove it was killed rather than left to run.
+    expect(first?.type === "tool-result" && first.durationMs).toBeLessThan(2000 + 10_000);
 
     expect(toolResultBefore(model, 3)).toMatch(/^exit code: 0 .*\nstdout:\nnext\n/s);
     const processes = await session.execute(
