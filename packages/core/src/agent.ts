@@ -31,7 +31,7 @@ export type TurnStream = (
 // biome-ignore lint/suspicious/noExplicitAny: widened once here so CodeActionAgent can narrow stream() to AgentEvent and asTool() to a tool
 type Widened = any;
 
-abstract class StepStreamingRunnable extends Runnable<AgentInputLike, AgentResult> {
+abstract class StepStreamingRunnable<Structured> extends Runnable<AgentInputLike, AgentResult<Structured>> {
   override stream(
     input: AgentInputLike,
     options?: Partial<RunnableConfig>,
@@ -50,7 +50,7 @@ abstract class StepStreamingRunnable extends Runnable<AgentInputLike, AgentResul
  * `tags`, `metadata` and `runName`; `stream()` yields the turn's steps; `batch`, `withConfig`,
  * `withRetry`, `pipe` come from Runnable; `asTool()` makes it a tool for another agent.
  */
-export class CodeActionAgent extends StepStreamingRunnable {
+export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable<Structured> {
   lc_namespace = ["codeaction", "agent"];
   readonly pattern: "code-action" | "tools";
   /** Every tool the agent can call (extraTools, MCP tools, shell tools). */
@@ -77,11 +77,15 @@ export class CodeActionAgent extends StepStreamingRunnable {
   }
 
   /** Runs one turn and resolves with its result (`result.answer`, `result.messages.at(-1)`). */
-  override async invoke(input: AgentInputLike, options?: Partial<RunnableConfig>): Promise<AgentResult> {
+  override async invoke(
+    input: AgentInputLike,
+    options?: Partial<RunnableConfig>,
+  ): Promise<AgentResult<Structured>> {
     const steps = this.#steps(input, options);
     while (true) {
       const step = await steps.next();
-      if (step.done) return step.value;
+      // `structured` holds what responseFormat checked, so it has the schema's type.
+      if (step.done) return step.value as AgentResult<Structured>;
     }
   }
 

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
+import { describeNetwork } from "./code-action/prompt.ts";
 import { relayCommand } from "./code-action/run-program.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
@@ -12,6 +13,12 @@ import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 import { checkServerSpecs, connectServers, type ServerSpec } from "./mcp/index.ts";
 import { isModelRunnable, loadModel, type ModelOption } from "./model.ts";
+import {
+  type AnswerShape,
+  compileResponseFormat,
+  type ResponseFormat,
+  type StructuredOf,
+} from "./structured-answer.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
 import { createShellTools } from "./tools-pattern/shell-tools.ts";
@@ -74,10 +81,16 @@ export type BuildAgentOptions = {
   traceTools?: boolean;
   /** Tools pattern: model turns before giving up (default 25). */
   maxIterations?: number;
+  /**
+   * The shape of the answer, as LangChain's createAgent takes it: a zod schema or a JSON Schema.
+   * The model is told it, the answer is parsed as JSON and checked (a mismatch is sent back to be
+   * repaired, naming each path), and `result.structured` is the checked value, typed from a zod schema.
+   */
+  responseFormat?: ResponseFormat;
 };
 
-/** The agent buildAgent makes: a LangChain Runnable (see agent.ts). */
-export type Agent = CodeActionAgent;
+/** The agent buildAgent makes: a LangChain Runnable (see agent.ts); `Structured` is `result.structured`'s type. */
+export type Agent<Structured = unknown> = CodeActionAgent<Structured>;
 
 const modelSchema = z.union([z.string().min(1), z.custom<ModelOption>(isModelRunnable)], {
   error:
@@ -156,6 +169,11 @@ const optionsSchema = z.strictObject({
     .optional(),
   traceTools: z.boolean().optional(),
   maxIterations: z.number().int().min(1).optional(),
+  responseFormat: z
+    .custom<ResponseFormat>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
+      error: "responseFormat must be a zod schema or a JSON Schema object",
+    })
+    .optional(),
 });
 
 const optionNames = Object.keys(optionsSchema.shape);
@@ -180,7 +198,19 @@ export function parseBuildAgentOptions(input: unknown) {
     }
   }
   refusePatternMismatch(options);
-  return { ...options, codeAction: codeActionSchema.parse(options.codeAction ?? {}) };
+  return {
+    ...options,
+    codeAction: codeActionSchema.parse(options.codeAction ?? {}),
+    answerShape: options.responseFormat ? compileFormat(options.responseFormat) : undefined,
+  };
+}
+
+function compileFormat(format: ResponseFormat): AnswerShape {
+  try {
+    return compileResponseFormat(format);
+  } catch (error) {
+    throw new ConfigError({ message: `buildAgent: ${(error as Error).message}`, cause: error });
+  }
 }
 
 /** Options that would do nothing for the chosen pattern are refused, not ignored. */
@@ -237,7 +267,9 @@ function hintFor(key: string, valid: string[]): string {
  * Builds an agent. Options are checked first (nothing starts on a bad option or a missing model
  * key); code-action and shell mode then need a working Docker sandbox, or the build fails.
  */
-export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
+export async function buildAgent<Format extends ResponseFormat | undefined = undefined>(
+  input: BuildAgentOptions & { responseFormat?: Format },
+): Promise<Agent<StructuredOf<Format>>> {
   const options = parseBuildAgentOptions(input);
   const logger = options.logger;
   const model = await loadModel(options.model);
@@ -313,6 +345,8 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
           instructions: options.instructions,
           approval: options.approval,
           logger,
+          networkRule: describeNetwork(manager?.config.network ?? "none"),
+          answerShape: options.answerShape,
           sandboxDescription: [
             describeSandbox(sandboxInput),
             ...(dataFiles.length > 0 ? [describeDataFilesForPrompt(dataFiles)] : []),
@@ -330,6 +364,7 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
           traceTools: options.traceTools,
           maxIterations: options.maxIterations,
           instructions: options.instructions,
+          answerShape: options.answerShape,
           logger,
         }).stream;
 
@@ -343,7 +378,7 @@ export async function buildAgent(input: BuildAgentOptions): Promise<Agent> {
       return shutdownPromise;
     };
 
-    return new CodeActionAgent({ pattern: options.pattern, tools, turn, shutdown });
+    return new CodeActionAgent<StructuredOf<Format>>({ pattern: options.pattern, tools, turn, shutdown });
   } catch (error) {
     await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
     throw error;
@@ -380,5 +415,11 @@ function describeSandbox(input: SandboxConfigInput): string {
       ? "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs)"
       : `the image ${image} (Python 3 with what that image installs; no pip installs)`;
   const network = input.network ?? "none";
-  return `${packages}, and ${network === "none" ? "no network" : "restricted network access"}`;
+  const reach =
+    network === "none"
+      ? "no network"
+      : network === "full"
+        ? "full network access"
+        : "network access to the hosts listed in rule 4 only";
+  return `${packages}, and ${reach}`;
 }

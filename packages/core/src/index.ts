@@ -35,6 +35,7 @@ export { fromLangChainTool } from "./from-langchain.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/connect.ts";
 export type { ChatModelRunnable } from "./model.ts";
+export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";

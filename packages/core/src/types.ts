@@ -53,6 +53,8 @@ export type AttemptStatus =
   | "no-result"
   /** The reply held no single program (none, or several python blocks): no container was started. */
   | "no-program"
+  /** The program printed a RESULT that does not match `responseFormat` (see `invalidResult`). */
+  | "invalid-result"
   | "tool-limit"
   | "infrastructure"
   /** The turn's signal aborted while the program ran. */
@@ -73,6 +75,8 @@ export type Attempt = {
   status: AttemptStatus;
   /** The text after the last stdout `RESULT:` line, when there is one. */
   result?: string;
+  /** With status "invalid-result": how the RESULT differs from `responseFormat`, path by path. */
+  invalidResult?: string;
   truncated: boolean;
   toolCalls: ToolCallRecord[];
   timings: { modelMs: number; containerStartMs: number; runMs: number; totalMs: number };
@@ -148,8 +152,11 @@ export type AgentInput = { messages: ChatMessageInput[] };
 /** What invoke, stream and batch take: `{ messages }`, one string, or an array of messages. */
 export type AgentInputLike = AgentInput | string | ChatMessageInput[];
 
-/** The outcome of one turn: the answer, the conversation, and every attempt and tool call with timings. */
-export type AgentResult = {
+/**
+ * The outcome of one turn: the answer, the conversation, and every attempt and tool call with
+ * timings. `Structured` is the type of `structured`: the output of the agent's `responseFormat`.
+ */
+export type AgentResult<Structured = unknown> = {
   /** The conversation, ending with the assistant's answer (an AIMessage). */
   messages: import("@langchain/core/messages").BaseMessage[];
   runId: string;
@@ -157,6 +164,11 @@ export type AgentResult = {
   status: "ok" | "escalated";
   /** The answer text (for code-action: the RESULT value as printed). */
   answer: string;
+  /**
+   * With `responseFormat`: the answer parsed as JSON and checked against it (typed from a zod
+   * schema). Without: the answer's JSON value when it is JSON, else undefined.
+   */
+  structured: Structured;
   /** Code-action: every attempt of every sample. */
   attempts: Attempt[];
   /** Tools pattern: every tool call. Code-action: also found inside attempts. */

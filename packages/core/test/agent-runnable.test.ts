@@ -270,3 +270,59 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     }
   });
 });
+
+describe("responseFormat in the tools pattern (scripted model)", () => {
+  const invoice = z.object({ total: z.number(), currency: z.enum(["EUR", "USD"]) });
+
+  it("tells the model the shape, sends a wrong answer back naming the path, and returns the typed value", async () => {
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: "add", args: { a: 2, b: 3 } }] },
+      '{"total": "5", "currency": "EUR"}',
+      '```json\n{"total": 5, "currency": "EUR"}\n```',
+    ]);
+    await using agent = await buildAgent({ model, extraTools: [add()], responseFormat: invoice });
+    const result = await agent.invoke("Total of 2 and 3, in euros?");
+    // Typed from the schema: this line does not compile if structured is unknown.
+    const total: number = result.structured.total;
+    expect(total).toBe(5);
+    expect(result.structured).toEqual({ total: 5, currency: "EUR" });
+    expect(String(model.calls[0]?.messages[0]?.content)).toContain(
+      '"currency":{"type":"string","enum":["EUR","USD"]}',
+    );
+    const repair = String(model.calls[2]?.messages.at(-1)?.content);
+    expect(repair).toContain("total: Invalid input: expected number, received string");
+    expect(model.calls).toHaveLength(3);
+  });
+
+  it("takes a JSON Schema too, and ends with MaxIterationsError when no answer fits", async () => {
+    const model = new ScriptedChatModel(['{"total": 1}', '{"total": 1}']);
+    await using agent = await buildAgent({
+      model,
+      maxIterations: 2,
+      responseFormat: {
+        type: "object",
+        properties: { total: { type: "number" } },
+        required: ["total", "currency"],
+      },
+    });
+    const error = await agent.invoke("Total?").catch((thrown: unknown) => thrown);
+    expect(CodeActionError.isInstance(error) && error.code).toBe("max-iterations");
+    expect(String(model.calls[1]?.messages.at(-1)?.content)).toContain(
+      '(the whole answer): Instance does not have required property "currency"',
+    );
+  });
+
+  it("without responseFormat, structured is the answer's JSON value when it is JSON", async () => {
+    const model = new ScriptedChatModel(['{"regions": ["EU"]}', "About five."]);
+    await using agent = await buildAgent({ model });
+    expect((await agent.invoke("Regions?")).structured).toEqual({ regions: ["EU"] });
+    expect((await agent.invoke("How many?")).structured).toBeUndefined();
+  });
+
+  it("refuses a responseFormat that is not a schema, naming the fix", async () => {
+    const model = new ScriptedChatModel([]);
+    await expect(buildAgent({ model, responseFormat: "json" as never })).rejects.toThrow(
+      /responseFormat must be a zod schema or a JSON Schema object/,
+    );
+  });
+});

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { buildCodeActionPrompt, buildRepairMessage, defaultSandboxDescription } from "./prompt.ts";
+import {
+  buildCodeActionPrompt,
+  buildRepairMessage,
+  defaultSandboxDescription,
+  describeNetwork,
+} from "./prompt.ts";
 
 describe("buildCodeActionPrompt", () => {
   const prompt = buildCodeActionPrompt({
@@ -54,6 +59,39 @@ describe("buildCodeActionPrompt", () => {
   });
 });
 
+describe("the prompt tells the model what network it may reach", () => {
+  const promptFor = (networkRule: string, resultSchema?: string) =>
+    buildCodeActionPrompt({
+      conversation: [],
+      question: "Latest release?",
+      stubSignatures: "",
+      sandboxDescription: defaultSandboxDescription,
+      networkRule,
+      ...(resultSchema ? { resultSchema } : {}),
+    }).system;
+
+  it("none, full, restricted and an allow-list each give their own rule", () => {
+    expect(promptFor(describeNetwork("none"))).toContain("Do not use the network: the sandbox has none.");
+    const full = promptFor(describeNetwork("full"));
+    expect(full).toContain("The program may use the network");
+    expect(full).not.toContain("Do not use the network");
+    const allowed = promptFor(describeNetwork({ allow: ["api.example.org", "*.example.com"] }));
+    expect(allowed).toContain(
+      "may reach only these hosts, over HTTP or HTTPS on ports 80 and 443: api.example.org, *.example.com",
+    );
+    expect(allowed).toContain("HTTPS_PROXY");
+    expect(allowed).not.toContain("Do not use the network");
+    expect(promptFor(describeNetwork("restricted"))).toContain("pypi.org, files.pythonhosted.org");
+  });
+
+  it("with a result schema, rule 3 and the schema say what the RESULT must be", () => {
+    const system = promptFor(describeNetwork("none"), '{"type":"object"}');
+    expect(system).toContain("The answer must be JSON matching the JSON Schema below");
+    expect(system).toContain('The JSON Schema of the answer:\n```json\n{"type":"object"}\n```');
+    expect(promptFor(describeNetwork("none"))).not.toContain("JSON Schema");
+  });
+});
+
 describe("buildRepairMessage", () => {
   it("carries the program, the reason and the tails of both streams", () => {
     const message = buildRepairMessage({
@@ -76,5 +114,14 @@ describe("buildRepairMessage", () => {
     const base = { program: "", exitCode: null, stdout: "", stderr: "", execTimeout: 5, maxToolCalls: 2 };
     expect(buildRepairMessage({ ...base, status: "timeout" })).toContain("time limit of 5 s");
     expect(buildRepairMessage({ ...base, status: "tool-limit" })).toContain("the limit of 2 per run");
+    expect(
+      buildRepairMessage({
+        ...base,
+        status: "invalid-result",
+        invalidResult: "the answer does not match: total: expected number",
+      }),
+    ).toContain(
+      "Reason: The program's RESULT was refused: the answer does not match: total: expected number.",
+    );
   });
 });

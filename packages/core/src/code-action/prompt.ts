@@ -17,7 +17,23 @@ export type CodeActionPromptOptions = {
   stubSignatures: string;
   /** What the sandbox has, in a sentence. */
   sandboxDescription: string;
+  /** What the program may reach (describeNetwork); default: no network at all. */
+  networkRule?: string;
+  /** With `responseFormat`: the JSON Schema the RESULT must match, as text. */
+  resultSchema?: string;
 };
+
+/** The prompt's network rule for a sandbox's `network` setting: none, everything, or the listed hosts. */
+export function describeNetwork(setting: "none" | "full" | "restricted" | { allow: string[] }): string {
+  if (setting === "none") return "Do not use the network: the sandbox has none.";
+  if (setting === "full") return "The program may use the network (HTTP, HTTPS and other protocols).";
+  const hosts = setting === "restricted" ? ["pypi.org", "files.pythonhosted.org"] : setting.allow;
+  return [
+    `The program may reach only these hosts, over HTTP or HTTPS on ports 80 and 443: ${hosts.join(", ")}`,
+    "(a leading *. covers every name below). Requests go through the proxy set in HTTPS_PROXY and HTTP_PROXY,",
+    "which urllib, requests and pip use; any other host is refused.",
+  ].join(" ");
+}
 
 /** How the prompt describes the default sandbox to the model: Python 3.11, standard library only, no network. */
 export const defaultSandboxDescription =
@@ -45,9 +61,15 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
     "   with several is not run).",
     "2. Get data only by calling the functions listed below. Do not make up data or hard-code numbers you were not given.",
     '3. The LAST line the program prints must be `RESULT: <answer>`, for example `print(f"RESULT: {total}")`.',
-    "   For structured answers print JSON after `RESULT: ` with json.dumps. Print it once, at the end:",
-    "   if several lines start with `RESULT:`, the last one is the answer and the others are ignored.",
-    "4. Do not call input(). Do not use the network.",
+    ...(options.resultSchema
+      ? [
+          "   The answer must be JSON matching the JSON Schema below: print it after `RESULT: ` with json.dumps",
+          '   (`print("RESULT: " + json.dumps(answer))`), on one line. An answer of another shape is sent back to you.',
+        ]
+      : ["   For structured answers print JSON after `RESULT: ` with json.dumps."]),
+    "   Print it once, at the end: if several lines start with `RESULT:`, the last one is the answer and the",
+    "   others are ignored.",
+    `4. Do not call input(). ${options.networkRule ?? describeNetwork("none")}`,
     "5. Use decimal.Decimal for money and other exact decimal arithmetic, and round only at the end.",
     "6. A function may raise ToolError (the tool failed) or ToolDenied (the call was not approved);",
     "   let them propagate unless the question says how to handle them.",
@@ -55,6 +77,9 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
     `The sandbox: ${options.sandboxDescription}. /workspace is writable scratch space; everything else is read-only.`,
     "Files the user should get (charts, tables, reports) go in /workspace/out/ (create it); they come back with the answer.",
     "",
+    ...(options.resultSchema
+      ? ["The JSON Schema of the answer:", "```json", options.resultSchema, "```", ""]
+      : []),
     "Functions:",
     tools,
     ...(options.instructions?.trim()
@@ -86,13 +111,18 @@ export type RepairReportOptions = {
   maxToolCalls: number;
   /** The last tool call's error, when a tool failed. */
   toolError?: string;
+  /** With status "invalid-result": how the RESULT differs from the required shape. */
+  invalidResult?: string;
   /** How many characters of each stream's tail to show. */
   tailCharacters?: number;
 };
 
 /** Why an attempt failed, in one sentence. */
 export function describeFailure(
-  options: Pick<RepairReportOptions, "status" | "exitCode" | "execTimeout" | "maxToolCalls">,
+  options: Pick<
+    RepairReportOptions,
+    "status" | "exitCode" | "execTimeout" | "maxToolCalls" | "invalidResult"
+  >,
 ): string {
   switch (options.status) {
     case "timeout":
@@ -105,6 +135,8 @@ export function describeFailure(
       return `The program made more tool calls than the limit of ${options.maxToolCalls} per run; the calls past it raised ToolCallLimitExceeded.`;
     case "no-program":
       return "The reply held no single program to run (no python block, or several).";
+    case "invalid-result":
+      return `The program's RESULT was refused: ${options.invalidResult ?? "it does not match the required shape"}. Print the answer with json.dumps, shaped as the JSON Schema says.`;
     case "infrastructure":
       return "The sandbox failed to run the program.";
     case "aborted":

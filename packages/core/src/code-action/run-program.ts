@@ -33,7 +33,7 @@ export type RunProgramOptions = {
 };
 
 /** The statuses a run can end with. */
-export type RunStatus = Exclude<AttemptStatus, "no-program">;
+export type RunStatus = Exclude<AttemptStatus, "no-program" | "invalid-result">;
 
 /** One program run in a sandbox: its output, exit, status, RESULT value and tool calls. */
 export type ProgramRun = {
@@ -42,7 +42,7 @@ export type ProgramRun = {
   stdout: string;
   stderr: string;
   truncated: boolean;
-  /** How the run ended (never "no-program": that is decided before a run). */
+  /** How the run ended (never "no-program" or "invalid-result": those are decided outside the run). */
   status: RunStatus;
   /** The text after the last stdout line that starts with `RESULT:` (one leading space removed). */
   result?: string;

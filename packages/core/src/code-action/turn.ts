@@ -9,6 +9,7 @@ import { DisagreementError, type SampleRun } from "../errors/disagreement-error.
 import { ModelCallError } from "../errors/model-call-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import type { ChatModelRunnable } from "../model.ts";
+import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { trackToolCalls } from "../tracing/tool-runs.ts";
 import { linkedController, startChildRun, type TurnRunOptions } from "../tracing/turn-run.ts";
@@ -66,6 +67,10 @@ export type CodeActionTurnOptions = {
   logger?: Logger;
   /** What the sandbox has, for the prompt ("Python 3.11 with the standard library only ..."). */
   sandboxDescription?: string;
+  /** What the program may reach, for the prompt (describeNetwork; default: no network). */
+  networkRule?: string;
+  /** `responseFormat`, compiled: a RESULT that does not match it is repaired like a failed run. */
+  answerShape?: AnswerShape;
   /** Host files placed read-only at /workspace/data in each attempt's container. */
   dataFiles?: DataFile[];
   /** Receives every container removal, so shutdown() can wait for them. */
@@ -120,6 +125,7 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
           pattern: "code-action",
           status: outcome.status,
           answer: outcome.answer,
+          structured: structuredValue(outcome.answer, options.answerShape),
           files: outcome.files.files,
           refusedFiles: outcome.files.refused,
           attempts: outcome.attempts,
@@ -184,6 +190,8 @@ async function runTurn(
     question,
     stubSignatures: context.stubSignatures,
     sandboxDescription: options.sandboxDescription ?? defaultSandboxDescription,
+    ...(options.networkRule ? { networkRule: options.networkRule } : {}),
+    ...(options.answerShape ? { resultSchema: options.answerShape.schemaText } : {}),
   });
   const opening = [new SystemMessage(prompt.system), new HumanMessage(prompt.user)];
 
@@ -488,6 +496,8 @@ async function runAttemptSteps(
   let status: AttemptStatus = run.status;
   if (status === "ok" && (run.exitCode !== 0 || result === undefined))
     status = run.exitCode === 0 ? "no-result" : "error";
+  const check = status === "ok" && options.answerShape ? options.answerShape.check(result ?? "") : undefined;
+  if (check && !check.ok) status = "invalid-result";
   const attempt: Attempt = {
     attempt: attemptNumber,
     ...(sample ? { sample } : {}),
@@ -500,6 +510,7 @@ async function runAttemptSteps(
     exitCode: run.exitCode,
     status,
     ...(status === "ok" ? { result } : {}),
+    ...(check && !check.ok ? { result, invalidResult: check.problem } : {}),
     truncated: run.truncated,
     toolCalls: run.toolCalls,
     timings: {
@@ -511,6 +522,19 @@ async function runAttemptSteps(
     usage: usageOf(reply),
   };
   return { attempt, run, files };
+}
+
+/**
+ * `result.structured`: with a response format, the checked value (the answer passed the check in
+ * its attempt); without, the answer's JSON value when it is JSON.
+ */
+function structuredValue(answer: string, shape: AnswerShape | undefined): unknown {
+  if (shape) {
+    const check = shape.check(answer);
+    return check.ok ? check.value : undefined;
+  }
+  const parsed = parseJsonAnswer(answer);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 /** The files of /workspace/out; a failure to read them is reported as a refusal, not a failed run. */

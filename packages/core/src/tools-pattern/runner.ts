@@ -1,4 +1,10 @@
-import { AIMessage, type BaseMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
+import {
+  AIMessage,
+  type BaseMessage,
+  HumanMessage,
+  SystemMessage,
+  ToolMessage,
+} from "@langchain/core/messages";
 import type { Logger } from "pino";
 import { totalUsage, usageOf } from "../code-action/turn.ts";
 import { AbortError } from "../errors/abort-error.ts";
@@ -7,6 +13,7 @@ import { MaxIterationsError } from "../errors/max-iterations-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-error.ts";
 import { bindToolsThrough, type ChatModelRunnable, modelName } from "../model.ts";
+import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { type ToolCallTracker, trackToolCalls } from "../tracing/tool-runs.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
@@ -30,6 +37,8 @@ export type ToolsRunnerOptions = {
   maxIterations?: number;
   /** System text put before the conversation for the model (not part of the result's messages). */
   instructions?: string;
+  /** `responseFormat`, compiled: the final answer must be JSON of this shape, or it is sent back. */
+  answerShape?: AnswerShape;
   logger?: Logger;
 };
 
@@ -47,7 +56,10 @@ export type ToolsRunner = {
  * back as tool messages, until it answers in text or `maxIterations` model turns pass.
  */
 export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
-  const { model, tools, approval, instructions } = options;
+  const { model, tools, approval, answerShape } = options;
+  const instructions = [options.instructions, answerShape ? answerShapeInstructions(answerShape) : undefined]
+    .filter(Boolean)
+    .join("\n\n");
   const maxIterations = options.maxIterations ?? defaultMaxIterations;
   if (!Number.isInteger(maxIterations) || maxIterations < 1) {
     throw new RangeError(`maxIterations must be a whole number of at least 1, got ${maxIterations}.`);
@@ -109,12 +121,29 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
 
         if (requested.length === 0) {
           conversation.push(reply);
+          const check = answerShape?.check(reply.text);
+          if (check && !check.ok && iteration < maxIterations) {
+            // A wrong shape is sent back like a failed tool call: the model answers again.
+            logger?.debug({ iteration, problem: check.problem }, "answer refused by responseFormat");
+            conversation.push(new HumanMessage(answerRepairMessage(check.problem)));
+            continue;
+          }
+          if (check && !check.ok) {
+            throw new MaxIterationsError({
+              maxIterations,
+              pendingTools: [],
+              messages: conversation,
+              toolCalls,
+            });
+          }
+          const parsed = check ? check : parseJsonAnswer(reply.text);
           const result: AgentResult = {
             messages: conversation,
             runId,
             pattern: "tools",
             status: "ok",
             answer: reply.text,
+            structured: parsed.ok ? parsed.value : undefined,
             attempts: [],
             toolCalls,
             usage: totalUsage(usages),
@@ -246,4 +275,17 @@ function invalidArguments(call: RequestedCall & { id: string }, toolName: string
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** What the model is told when the agent has a responseFormat. */
+function answerShapeInstructions(shape: AnswerShape): string {
+  return [
+    "When you have the answer, reply with only a JSON value (no prose, no code fence) matching this JSON Schema:",
+    shape.schemaText,
+  ].join("\n");
+}
+
+/** The message that sends an answer of the wrong shape back to the model. */
+function answerRepairMessage(problem: string): string {
+  return `Your answer was refused: ${problem}. Reply again with only the JSON value, shaped as the JSON Schema says.`;
 }
