@@ -99,7 +99,10 @@ describe("LangChain's own tracer (LangSmith client, endpoint from the environmen
     const tracer = new LangChainTracer({ projectName: "codeaction-test" });
     const result = await agent.invoke("2 + 3?", { callbacks: [tracer], runName: "analyst" });
     expect(result.answer).toBe("5");
-    await tracer.client.awaitPendingTraceBatches();
+    // The default client (built from LANGSMITH_ENDPOINT) batches in the background: wait for it.
+    await (
+      tracer.client as unknown as { awaitPendingTraceBatches(): Promise<void> }
+    ).awaitPendingTraceBatches();
 
     expect(capture.unexpected).toEqual([]);
     const [turn, ...otherRoots] = capture.children(undefined);
