@@ -37,6 +37,12 @@ export type RelayExit = {
   killed: boolean;
   stdoutBytes: number;
   stderrBytes: number;
+  /**
+   * Entries the relay saw in the output folder after the program ended (it stops counting at 2);
+   * absent when that is not a plain folder or the relay did not say. A hint only: at 0 the host
+   * skips reading the folder (the program can only hide its own files that way).
+   */
+  outputEntries?: number;
 };
 
 export type BridgeOptions = {
@@ -698,12 +704,16 @@ function parseExit(value: Record<string, unknown>): RelayExit {
     throw new Error("the exit report's signal is not a number");
   }
   if (typeof value.killed !== "boolean") throw new Error("the exit report's killed flag is not a boolean");
+  const entries = value.outputEntries;
   return {
     exitCode,
     signal,
     killed: value.killed,
     stdoutBytes: count("stdoutBytes"),
     stderrBytes: count("stderrBytes"),
+    ...(typeof entries === "number" && Number.isSafeInteger(entries) && entries >= 0
+      ? { outputEntries: entries }
+      : {}),
   };
 }
 

@@ -10,6 +10,7 @@ links or blocking, and their size is checked before they are read.
 """
 
 import fcntl
+import itertools
 import json
 import os
 import re
@@ -155,6 +156,7 @@ class Stream:
 class Relay:
     def __init__(self):
         self.selector = selectors.DefaultSelector()
+        self.output_directory = None
         self.host_buffer = bytearray()
         self.started = False
         self.child_pid = None
@@ -268,6 +270,7 @@ class Relay:
         limit = int(options["maxOutputBytes"])
         bridge = options["bridgeDirectory"]
         workdir = options["workDirectory"]
+        self.output_directory = os.path.join(workdir, "out")
 
         os.makedirs(bridge, mode=0o700, exist_ok=True)
         flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -681,9 +684,27 @@ class Relay:
                 "stderrBytes": err.total,
                 "requests": self.requests,
                 "notices": self.notices,
+                "outputEntries": self.count_output_entries(),
             },
         )
         sys.exit(0)
+
+    def count_output_entries(self):
+        """Entries in the output folder (at most 2; 0 when it is absent), or None when it is not a plain folder.
+
+        Only a hint: at 0 the host skips reading the folder; otherwise it reads it as hostile, as always.
+        """
+        if self.output_directory is None:
+            return None
+        try:
+            if not stat.S_ISDIR(os.lstat(self.output_directory).st_mode):
+                return None
+            with os.scandir(self.output_directory) as entries:
+                return sum(1 for _ in itertools.islice(entries, 2))
+        except FileNotFoundError:
+            return 0
+        except OSError:
+            return None
 
     def run(self):
         set_not_dumpable()

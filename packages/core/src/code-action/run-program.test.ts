@@ -154,3 +154,22 @@ describe("findResult", () => {
     );
   });
 });
+
+describe("the relay's count of /workspace/out (a hint: at 0 the host does not read the folder)", () => {
+  const count = async (program: string) =>
+    (await runLocally({ program: `import os\n${program}\nprint("RESULT: 1")`, stubsSource, tools }))
+      .outputEntries;
+
+  test("absent or empty is 0; it counts up to 2", async () => {
+    expect(await count("")).toBe(0);
+    expect(await count('os.mkdir("out")')).toBe(0);
+    expect(await count('os.mkdir("out")\nopen("out/a.txt", "w").write("a")')).toBe(1);
+    expect(await count('os.mkdir("out")\nfor name in "abcde": open(f"out/{name}", "w").write(name)')).toBe(2);
+  });
+
+  test("a link, a file or a FIFO in its place gives no count, so the host reads it and refuses it", async () => {
+    expect(await count('os.mkdir("elsewhere")\nos.symlink("elsewhere", "out")')).toBeUndefined();
+    expect(await count('open("out", "w").write("not a folder")')).toBeUndefined();
+    expect(await count('os.mkfifo("out")')).toBeUndefined();
+  });
+});

@@ -49,6 +49,8 @@ export type ProgramRun = {
   toolCalls: ToolCallRecord[];
   runMs: number;
   infrastructureError?: string;
+  /** The relay's count of entries in /workspace/out after the program (see RelayExit.outputEntries). */
+  outputEntries?: number;
 } & OutputBytes;
 
 /** The exact-bytes fields of a run, only those present. */
@@ -132,6 +134,7 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     toolCalls: outcome.toolCalls,
     runMs: outcome.runMs,
     ...(infrastructureError === undefined ? {} : { infrastructureError }),
+    ...(outcome.exit?.outputEntries === undefined ? {} : { outputEntries: outcome.exit.outputEntries }),
   };
 }
 

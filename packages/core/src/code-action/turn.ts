@@ -479,8 +479,10 @@ async function runAttemptSteps(
       },
       signal,
     });
-    // Files come back only from a run that printed its answer, before its container goes.
-    if (run.status === "ok") files = await collectFiles(session, settings.outputFiles, logger);
+    // Files come back only from a run that printed its answer, before its container goes. When the
+    // relay saw /workspace/out empty, reading it (two execs) is skipped.
+    if (run.status === "ok" && run.outputEntries !== 0)
+      files = await collectFiles(session, settings.outputFiles, logger);
   } finally {
     // Removal is off the critical path: the answer does not wait for it, shutdown() does (and an
     // aborted turn does, with the tool calls still running).
