@@ -12,20 +12,19 @@ export type LoadedTools = {
 };
 
 /**
- * The tools of `--csv FILE` and `--server "CMD"` options as ToolSpecs, as every command that runs
+ * The tools of `--csv FILE`, `--file FILE` and `--server "CMD"` options as ToolSpecs, as every command that runs
  * or shows programs sees them (`tools`, `run`, `mcp`). Server command lines are checked before
  * any file is read or any server starts.
  */
 export async function loadTools(
-  options: { csv: string[]; servers: string[]; command: string },
+  options: { csv: string[]; file?: string[]; servers: string[]; command: string },
   progress?: Progress,
 ): Promise<LoadedTools> {
   const servers = await serverSpecs(options.servers, options.command);
-  const [{ connectServers, fromLangChainTool }, { loadCsvTools }] = await Promise.all([
-    import("@codeaction/core"),
-    import("./csv/csv-tools.ts"),
-  ]);
-  const csv = await loadCsvTools(options.csv, { onFile: (file) => progress?.update(`reading ${file}`) });
+  const [{ connectServers, fromLangChainTool }, { dataFileArguments, loadCsvTools, loadDataFiles }] =
+    await Promise.all([import("@codeaction/core"), import("./csv/csv-tools.ts")]);
+  const files = dataFileArguments(options);
+  const csv = await (progress ? loadDataFiles(files, progress) : loadCsvTools(files));
   const tools: ToolSpec[] = csv.tools.map((tool) => fromLangChainTool(tool, "csv"));
   if (Object.keys(servers).length === 0) return { tools, tables: csv.tables, close: async () => {} };
   progress?.update(`connecting ${Object.keys(servers).join(", ")}`);

@@ -72,6 +72,7 @@ export function createRunRecord(options: {
     ...(options.image ? { image: options.image } : {}),
     csv: options.tables.map((table, index) => ({
       file: table.file,
+      ...(table.format === "csv" ? {} : { format: table.format }),
       tool: options.toolNames[index] ?? `load_${table.name}`,
       rows: table.rowCount,
       columns: table.columns.map((column) => ({ name: column.name, type: column.type })),

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { startOpenAIFixture } from "@codeaction/core/testing";
 import { PNG } from "pngjs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repositoryRoot, runCli } from "./run-cli.ts";
+import { writeTwins } from "./data-twins.ts";
+import { binPath, repositoryRoot, runCli } from "./run-cli.ts";
 
 // The analyst's desk through the CLI process, on real containers, with replayed programs: answers
 // as tables, files out of /workspace/out (a matplotlib chart from the data image), and refusals.
@@ -177,6 +178,88 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
     });
     const record = await lastJournalRecord(cwd);
     expect((record.toolCalls as unknown[]).length).toBe(0);
+  }, 300_000);
+});
+
+describe("data files beyond CSV (real sandbox, replayed model)", () => {
+  it("xlsx and parquet twins of orders.csv give the CSV's answer, through load_<name>() and read directly", async () => {
+    const cwd = await mkdtemp(join(folder, "twins-"));
+    const twins = await writeTwins(orders, cwd);
+    // One program answers from all three files, each two ways: the loader tool and pandas.
+    const replay = await programReplay("twins.json", [
+      [
+        "import json",
+        "import pandas as pd",
+        "def q3(rows):",
+        "    totals = {}",
+        "    for row in rows:",
+        '        if "2026-07-01" <= str(row["date"])[:10] <= "2026-09-30":',
+        '            totals[row["region"]] = totals.get(row["region"], 0) + row["quantity"] * row["unit_price"]',
+        "    return {region: round(total, 2) for region, total in sorted(totals.items())}",
+        "frames = {",
+        '    "csv": pd.read_csv("/workspace/data/orders.csv"),',
+        '    "xlsx": pd.read_excel("/workspace/data/orders.xlsx"),',
+        '    "parquet": pd.read_csv("/workspace/data/orders.parquet.csv"),',
+        "}",
+        "answers = {name: q3(frame.to_dict('records')) for name, frame in frames.items()}",
+        'answers.update({"tool-csv": q3(load_orders()), "tool-xlsx": q3(load_orders_2()), "tool-parquet": q3(load_orders_3())})',
+        'print("RESULT: " + json.dumps(answers))',
+      ].join("\n"),
+    ]);
+    const run = await runCli(
+      [
+        ...["ask", "--data", "--csv", orders, "--file", twins.xlsx, "--file", twins.parquet],
+        ...["--replay", replay, "--format", "json", "--show-program", "Q3 revenue per region in each file?"],
+      ],
+      { cwd, timeoutMs: 280_000 },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    const answers = JSON.parse(run.stdout) as Record<string, Record<string, number>>;
+    const expected = { APAC: 65023, EMEA: 77689, LATAM: 81328, "North America": 108664 };
+    expect(Object.keys(answers).sort()).toEqual(
+      ["csv", "parquet", "tool-csv", "tool-parquet", "tool-xlsx", "xlsx"].sort(),
+    );
+    for (const answer of Object.values(answers)) expect(answer).toEqual(expected);
+    const record = await lastJournalRecord(cwd);
+    expect(
+      (record.csv as { tool: string; format?: string }[]).map((table) => [table.tool, table.format]),
+    ).toEqual([
+      ["load_orders", undefined],
+      ["load_orders_2", "xlsx"],
+      ["load_orders_3", "parquet"],
+    ]);
+    expect(run.stderr).not.toMatch(/rows, [\d.]+ (of [\d.]+ )?MB/);
+  }, 300_000);
+});
+
+describe("progress while a file is read", () => {
+  it("counts rows and bytes on a terminal, and says nothing of them in a pipe or with --quiet", async () => {
+    const cwd = await mkdtemp(join(folder, "progress-"));
+    const file = join(cwd, "wide.csv");
+    const rows = Array.from({ length: 25_000 }, (_, index) => `${index},${"x".repeat(40)}`);
+    await writeFile(file, `id,text\n${rows.join("\n")}\n`);
+    await writeFile(join(cwd, "count.py"), 'print("RESULT: " + str(len(load_wide())))\n');
+    // The file is read before the sandbox is checked: an image that is not there ends each run
+    // right after the reading, without starting a container.
+    const args = ["run", "count.py", "--csv", "wide.csv", "--image", "codeaction-test/absent:0"];
+    const absent = /The sandbox image "codeaction-test\/absent:0" is not present/;
+    // `script` gives the CLI a real terminal (a pseudo-terminal) for stdout and stderr.
+    const command = [process.execPath, binPath, ...args].map((part) => `'${part}'`).join(" ");
+    const onTerminal = await runCli([], {
+      cwd,
+      timeoutMs: 200_000,
+      command: ["script", "-qefc", command, "/dev/null"],
+    });
+    expect(onTerminal.stdout).toMatch(absent);
+    expect(onTerminal.stdout).toContain("reading wide.csv: 10,000 rows, 0.");
+    expect(onTerminal.stdout).toMatch(/reading wide\.csv: 25,000 rows, 1\.\d of 1\.\d MB/);
+    const piped = await runCli(args, { cwd, timeoutMs: 200_000 });
+    expect(piped.stderr).toMatch(absent);
+    expect(piped.stderr).toContain("[codeaction] reading wide.csv\n");
+    expect(piped.stderr).not.toContain("rows, ");
+    const quiet = await runCli([...args, "--quiet"], { cwd, timeoutMs: 200_000 });
+    expect(quiet.stderr).toMatch(absent);
+    expect(quiet.stderr).not.toContain("reading");
   }, 300_000);
 });
 

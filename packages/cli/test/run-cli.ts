@@ -18,6 +18,8 @@ export function runCli(
     env?: Record<string, string | undefined>;
     timeoutMs?: number;
     input?: string;
+    /** Run this command line instead of `node codeaction.js ...args` (a wrapper such as `script`). */
+    command?: string[];
   } = {},
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -28,7 +30,8 @@ export function runCli(
     else env[key] = value;
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], {
+    const [file, ...commandArgs] = options.command ?? [process.execPath, binPath, ...args];
+    const child = spawn(file!, commandArgs, {
       cwd: options.cwd ?? repositoryRoot,
       env,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],

@@ -5,6 +5,8 @@ import { buildImage, DEFAULT_IMAGE, imageState, RECIPE_LABEL, recipeVersion } fr
 const docker = new Dockerode();
 const STAND_IN = "codeaction-test/python-standin:3.11";
 const FROM_DOCKERFILE = "codeaction-test/python-dockerfile:3.11";
+const DATA_STAND_IN = "codeaction-test/python-data-standin:3.11";
+const DATA_FROM_DOCKERFILE = "codeaction-test/python-data-dockerfile:3.11";
 
 async function runIn(image: string, command: string[]): Promise<string> {
   const container = await docker.createContainer({
@@ -37,7 +39,7 @@ async function runIn(image: string, command: string[]): Promise<string> {
 }
 
 afterAll(async () => {
-  for (const name of [FROM_DOCKERFILE, STAND_IN]) {
+  for (const name of [FROM_DOCKERFILE, STAND_IN, DATA_FROM_DOCKERFILE, DATA_STAND_IN]) {
     await docker
       .getImage(name)
       .remove({ force: true })
@@ -84,6 +86,41 @@ describe("sandbox images", () => {
     const output = await runIn(FROM_DOCKERFILE, ["sh", "-c", "id -u; python3 -c 'print(6*7)'"]);
     expect(output.split("\n").slice(0, 2)).toEqual(["65534", "42"]);
   });
+
+  it("the Dockerfile path sets the data image's MPLBACKEND and MPLCONFIGDIR, as the offline path does", async () => {
+    // A base with the data packages but neither variable set (pip then finds every package present,
+    // so no registry is needed): the build itself must set them.
+    const container = await docker.createContainer({
+      Image: "codeaction/python:3.11-data",
+      Cmd: ["true"],
+      Labels: { "codeaction.test": "image" },
+    });
+    try {
+      await container.commit({
+        repo: "codeaction-test/python-data-standin",
+        tag: "3.11",
+        changes: ["ENV MPLBACKEND= MPLCONFIGDIR="],
+      });
+    } finally {
+      await container.remove({ force: true });
+    }
+    const cleared = await runIn(DATA_STAND_IN, ["sh", "-c", 'echo "[$MPLBACKEND][$MPLCONFIGDIR]"']);
+    expect(cleared.trim()).toBe("[][]");
+    const result = await buildImage({
+      docker,
+      flavour: "data",
+      method: "dockerfile",
+      baseImage: DATA_STAND_IN,
+      tag: DATA_FROM_DOCKERFILE,
+    });
+    expect(result.method).toBe("dockerfile");
+    const output = await runIn(DATA_FROM_DOCKERFILE, [
+      "python3",
+      "-c",
+      "import os, matplotlib; print(os.environ['MPLBACKEND'], os.environ['MPLCONFIGDIR'], matplotlib.get_backend())",
+    ]);
+    expect(output.trim()).toBe("Agg /tmp/matplotlib agg");
+  }, 600_000);
 
   it("a Dockerfile build that cannot get its base fails with the engine's reason", async () => {
     await expect(

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { access, copyFile, mkdtemp, readFile, rm } from "node:fs/promises";
+import { access, copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -187,23 +187,43 @@ async function buildWithDockerfile(
   const base = options.baseImage ?? "python:3.11-slim";
   progress(`${name}: docker build FROM ${base}`);
   const what = `docker build of ${name} FROM ${base}`;
-  const stream = await options
-    .docker!.buildImage(
-      { context: RECIPE_DIR, src: ["Dockerfile", "additions.sh"] },
-      {
-        t: name,
-        // The flavour's environment is not passed here: pip's matplotlib picks Agg without a display
-        // and, with HOME=/workspace, keeps its config in a writable place.
-        buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
-        labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
-        rm: true,
-        forcerm: true,
-      },
-    )
-    .catch((error: Error) => {
-      throw new ImageBuildError(`${what} failed: ${error.message}`, { cause: error });
-    });
-  await followJsonStream(stream, progress, what);
+  const context = await dockerfileContext(flavour);
+  try {
+    const stream = await options
+      .docker!.buildImage(
+        { context, src: ["Dockerfile", "additions.sh"] },
+        {
+          t: name,
+          buildargs: { BASE: base, EXTRA_PIP: FLAVOURS[flavour].pipPackages.join(" ") },
+          labels: { [RECIPE_LABEL]: version, "codeaction.flavour": flavour },
+          rm: true,
+          forcerm: true,
+        },
+      )
+      .catch((error: Error) => {
+        throw new ImageBuildError(`${what} failed: ${error.message}`, { cause: error });
+      });
+    await followJsonStream(stream, progress, what);
+  } finally {
+    await rm(context, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The recipe folder for `docker build`, its Dockerfile ending with the flavour's environment (the
+ * same ENV the offline path gives `docker import`: MPLBACKEND and MPLCONFIGDIR for the data image).
+ * A copy, so the recipe files, and with them the recipe version, stay as they are.
+ */
+export async function dockerfileContext(flavour: ImageFlavour): Promise<string> {
+  const context = await mkdtemp(join(tmpdir(), "codeaction-recipe-"));
+  const dockerfile = await readFile(join(RECIPE_DIR, "Dockerfile"), "utf8");
+  const environment = environmentLine(flavour);
+  await writeFile(
+    join(context, "Dockerfile"),
+    environment ? `${dockerfile.trimEnd()}\nENV${environment}\n` : dockerfile,
+  );
+  await copyFile(join(RECIPE_DIR, "additions.sh"), join(context, "additions.sh"));
+  return context;
 }
 
 async function buildOffline(

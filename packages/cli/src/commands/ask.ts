@@ -34,6 +34,10 @@ Data:
   --csv FILE            a CSV file; the program gets load_<name>() returning typed rows
                         (ints, floats, booleans inferred per column; blank cells None), and the
                         file itself, read-only, at /workspace/data/<file name> (repeatable)
+  --file FILE           a data file, its format from the extension: .csv, .tsv, .json (an array
+                        of records), .jsonl, .xlsx (the first sheet; pandas reads it in --data)
+                        or .parquet (placed in the sandbox converted to CSV: the image has no
+                        parquet reader); load_<name>() and /workspace/data as for --csv (repeatable)
   --server "CMD"        an MCP server started with this command line (stdio), or an http(s) URL;
                         its tools join the CSV tools (repeatable)
 
@@ -54,6 +58,8 @@ Output:
   --out DIR             where files the program saves under /workspace/out are written:
                         DIR/<runId>/ (default ./codeaction-out/<runId>/); their paths go to stderr
   --show-program        also show (on stderr) each program, each tool call and the timings
+  --quiet               no progress on stderr (on a terminal it shows the step, and rows and
+                        bytes while a file is read)
   --json                print the whole run record as JSON instead of the answer
   --journal PATH        append the run record here (default ${defaultJournalPath})
   --no-journal          do not write the run record
@@ -68,6 +74,8 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const command = "ask";
   const { values, positionals } = parseCommandArguments(command, args, {
     csv: { type: "string", multiple: true },
+    file: { type: "string", multiple: true },
+    quiet: { type: "boolean" },
     server: { type: "string", multiple: true },
     model: { type: "string" },
     replay: { type: "string" },
@@ -110,18 +118,21 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   }
   const servers = await serverSpecs(values.server ?? [], command);
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const [{ buildAgent }, { dataFileArguments, loadDataFiles }, { callsToReadAll }, { default: pino }] =
+    await Promise.all([
+      import("@codeaction/core"),
+      import("../csv/csv-tools.ts"),
+      import("../csv/csv-tool.ts"),
+      import("pino"),
+    ]);
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
   const showProgram = values["show-program"] === true;
 
-  const progress = createProgress({ stream: context.stderr });
-  progress.note(describeModelChoice(modelChoice));
-  const [{ buildAgent }, { loadCsvTools }, { callsToReadAll }, { default: pino }] = await Promise.all([
-    import("@codeaction/core"),
-    import("../csv/csv-tools.ts"),
-    import("../csv/csv-tool.ts"),
-    import("pino"),
-  ]);
-  const csv = await loadCsvTools(values.csv ?? [], { onFile: (file) => progress.update(`reading ${file}`) });
+  const quiet = values.quiet === true;
+  const progress = createProgress({ stream: context.stderr, quiet });
+  if (!quiet) progress.note(describeModelChoice(modelChoice));
+  const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action" });
   const model = await loadModel(modelChoice);
   const image =
     pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
@@ -167,7 +178,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
             codeAction: {
               maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
               // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
-              dataFiles: csv.tables.map((table) => table.file),
+              dataFiles: csv.sandboxFiles,
             },
           }
         : {}),
@@ -196,6 +207,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     process.removeListener("SIGINT", interrupt);
     progress.stop();
     await agent?.shutdown().catch(() => undefined);
+    await csv.dispose();
   }
 
   record.timings.totalMs = Math.round(performance.now() - started);

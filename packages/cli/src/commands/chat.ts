@@ -5,6 +5,7 @@ import type { Agent, AgentResult } from "@codeaction/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
+import type { LoadedData } from "../csv/csv-tools.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { serverSpecs } from "../server-options.ts";
@@ -29,7 +30,7 @@ In the session:
                         stopped) and keep the session; at the prompt, clear the line
   Ctrl-D, /exit         end the session
 
-Options: --csv FILE, --server "CMD", --model M, --replay FILE (one recorded reply per program,
+Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --server "CMD", --quiet, --model M, --replay FILE (one recorded reply per program,
 across the whole session), --data, --image NAME, --format table|json|csv|text, --out DIR,
 as for \`codeaction ask\`.`;
 
@@ -46,6 +47,8 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const command = "chat";
   const { values, positionals } = parseCommandArguments(command, args, {
     csv: { type: "string", multiple: true },
+    file: { type: "string", multiple: true },
+    quiet: { type: "boolean" },
     server: { type: "string", multiple: true },
     model: { type: "string" },
     replay: { type: "string" },
@@ -72,30 +75,45 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command);
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
-  const progress = createProgress({ stream: context.stderr });
-  progress.note(describeModelChoice(modelChoice));
-  const [{ buildAgent }, { loadCsvTools }] = await Promise.all([
+  const [{ buildAgent }, { dataFileArguments, loadDataFiles }] = await Promise.all([
     import("@codeaction/core"),
     import("../csv/csv-tools.ts"),
   ]);
-  const csv = await loadCsvTools(values.csv ?? [], { onFile: (file) => progress.update(`reading ${file}`) });
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const quiet = values.quiet === true;
+  const progress = createProgress({ stream: context.stderr, quiet });
+  if (!quiet) progress.note(describeModelChoice(modelChoice));
+  const csv = await loadDataFiles(files, progress, { sandbox: true });
   const image = values.image ?? (values.data ? "codeaction/python:3.11-data" : "codeaction/python:3.11");
   progress.update("checking the Docker sandbox");
-  const agent = await buildAgent({
-    model: await loadModel(modelChoice),
-    pattern: "code-action",
-    extraTools: csv.tools,
-    ...(Object.keys(servers).length > 0 ? { servers } : {}),
-    sandbox: { network: "none", image },
-    codeAction: { dataFiles: csv.tables.map((table) => table.file) },
-  });
+  const model = await loadModel(modelChoice);
+  const agent = await buildAgentOrDispose(csv, () =>
+    buildAgent({
+      model,
+      pattern: "code-action",
+      extraTools: csv.tools,
+      ...(Object.keys(servers).length > 0 ? { servers } : {}),
+      sandbox: { network: "none", image },
+      codeAction: { dataFiles: csv.sandboxFiles },
+    }),
+  );
   progress.stop();
   try {
-    await runSession(agent, { context, format, out: values.out });
+    await runSession(agent, { context, format, out: values.out, quiet });
   } finally {
     await agent.shutdown().catch(() => undefined);
+    await csv.dispose();
   }
   return 0;
+}
+
+async function buildAgentOrDispose(data: LoadedData, build: () => Promise<Agent>): Promise<Agent> {
+  try {
+    return await build();
+  } catch (error) {
+    await data.dispose();
+    throw error;
+  }
 }
 
 type Session = {
@@ -103,6 +121,7 @@ type Session = {
   context: CliContext;
   format: AnswerFormat;
   out: string | undefined;
+  quiet: boolean;
   messages: BaseMessage[];
   turns: ChatTurn[];
   last?: AgentResult;
@@ -112,7 +131,7 @@ type Session = {
 
 async function runSession(
   agent: Agent,
-  options: { context: CliContext; format: AnswerFormat; out: string | undefined },
+  options: { context: CliContext; format: AnswerFormat; out: string | undefined; quiet: boolean },
 ): Promise<void> {
   const { context } = options;
   const interactive = process.stdin.isTTY === true && context.stdout.isTTY === true;
@@ -180,7 +199,7 @@ async function askInSession(session: Session, question: string): Promise<void> {
   const { context } = session;
   const turn: ChatTurn = { question, files: [] };
   session.turns.push(turn);
-  const progress = createProgress({ stream: context.stderr });
+  const progress = createProgress({ stream: context.stderr, quiet: session.quiet });
   const messages = [...session.messages, { role: "user" as const, content: question }];
   const abort = new AbortController();
   let cancelled = false;

@@ -23,6 +23,8 @@ Logs go to stderr.
 Options:
   --server "CMD"        an MCP server to wrap: a command line (stdio) or an http(s) URL (repeatable)
   --csv FILE            a CSV file to offer as load_<name>() (repeatable)
+  --file FILE           a data file by extension: .csv .tsv .json (an array of records) .jsonl
+                        .xlsx (first sheet) .parquet; becomes load_<name>() like --csv (repeatable)
   --http PORT           serve Streamable HTTP on this port instead of stdio (0: any free port)
   --host HOST           the address to listen on with --http (default 127.0.0.1, loopback only)
   --allow TOOL          only these tools may run (repeatable; a tool's own or its Python name)
@@ -54,8 +56,15 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   }
   if (positionals.length > 0)
     throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(positionals[0])}` });
-  if ((values.server ?? []).length === 0 && (values.csv ?? []).length === 0)
-    throw new UsageError({ command, message: 'give the tools to serve: --server "CMD" or --csv FILE' });
+  if (
+    (values.server ?? []).length === 0 &&
+    (values.csv ?? []).length === 0 &&
+    (values.file ?? []).length === 0
+  )
+    throw new UsageError({
+      command,
+      message: 'give the tools to serve: --server "CMD", --csv FILE or --file FILE',
+    });
   const port = numberOption(command, "http", values.http, { minimum: 0, maximum: 65_535 });
   if (port !== undefined && !Number.isInteger(port))
     throw new UsageError({ command, message: "--http must be a whole port number" });
@@ -65,7 +74,10 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
 
   // Progress never touches stdout: over stdio it carries JSON-RPC only.
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
-  const loaded = await loadTools({ csv: values.csv ?? [], servers: values.server ?? [], command }, progress);
+  const loaded = await loadTools(
+    { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command },
+    progress,
+  );
   let runner: ProgramRunner | undefined;
   try {
     const approval = approvalRules(

@@ -23,11 +23,14 @@ Options:
   --server "CMD"        an MCP server started with this command line (stdio), or an http(s) URL
                         (repeatable)
   --csv FILE            a CSV file; becomes load_<name>() (repeatable)
+  --file FILE           a data file by extension: .csv .tsv .json (an array of records) .jsonl
+                        .xlsx (first sheet) .parquet; becomes load_<name>() like --csv (repeatable)
   --approve             ask on the terminal before each tool call (default: every call runs)
   --timeout SECONDS     the program's time limit (default 120)
   --max-tool-calls N    tool calls the program may make (default 50)
   --image NAME          the sandbox image (default codeaction/python:3.11)
   --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+  --quiet               no progress on stderr
   --debug               show stack traces
   -h, --help            show this help
 
@@ -39,6 +42,7 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
   const { values, positionals } = parseCommandArguments(command, args, {
     ...runnerOptionDefinitions,
     approve: { type: "boolean" },
+    quiet: { type: "boolean" },
   });
   if (values.help) {
     context.stdout.write(`${runHelp}\n`);
@@ -59,8 +63,11 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
   }
   const program = await readProgramFile(file);
 
-  const progress = createProgress({ stream: context.stderr });
-  const loaded = await loadTools({ csv: values.csv ?? [], servers: values.server ?? [], command }, progress);
+  const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
+  const loaded = await loadTools(
+    { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command },
+    progress,
+  );
   const approval = values.approve ? createTerminalApproval(context.stderr) : undefined;
   let run: ProgramRunResult;
   try {

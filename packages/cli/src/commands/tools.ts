@@ -13,6 +13,7 @@ CSV loader and per MCP tool, with the docstring the model reads. Starts no conta
 
 Options:
   --csv FILE      a CSV file; becomes load_<name>() (repeatable)
+  --file FILE     a .csv .tsv .json .jsonl .xlsx or .parquet file, the same way (repeatable)
   --server "CMD"  an MCP server started with this command line over stdio, or an http(s) URL
                   (repeatable)
   --debug         show stack traces
@@ -21,6 +22,7 @@ Options:
 export async function toolsCommand(args: string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommandArguments("tools", args, {
     csv: { type: "string", multiple: true },
+    file: { type: "string", multiple: true },
     server: { type: "string", multiple: true },
   });
   if (values.help) {
@@ -36,13 +38,15 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
   const progress = createProgress({ stream: context.stderr });
   try {
     const loaded = await loadTools(
-      { csv: values.csv ?? [], servers: values.server ?? [], command: "tools" },
+      { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command: "tools" },
       progress,
     );
     try {
       progress.stop();
       if (loaded.tools.length === 0) {
-        context.stderr.write('codeaction: no tools: pass --csv FILE or --server "CMD" to see their stubs\n');
+        context.stderr.write(
+          'codeaction: no tools: pass --csv FILE, --file FILE or --server "CMD" to see their stubs\n',
+        );
         return 0;
       }
       context.stdout.write(`${escapeForTerminal(renderStubSignatures(loaded.tools).trimEnd())}\n`);

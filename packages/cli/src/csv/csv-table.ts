@@ -4,6 +4,7 @@ import { basename, extname } from "node:path";
 import { CsvError, parse } from "csv-parse";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { type CellValue, type ColumnType, classifyCell, convertCell, widenType } from "./column-types.ts";
+import { type DataFormat, readSourceRecords, type SourceRecord } from "./data-formats.ts";
 import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
 
 export type CsvColumn = {
@@ -23,10 +24,16 @@ export type CsvTable = {
   file: string;
   /** The file name without its extension, as a Python identifier ("orders" for Orders.csv). */
   name: string;
+  format: DataFormat;
+  /** CSV and TSV only. */
   delimiter: Delimiter;
   columns: CsvColumn[];
   rowCount: number;
   sizeBytes: number;
+  /** About how many bytes the rows take as CSV text (a parquet or xlsx file is compressed). */
+  textBytes: number;
+  /** The header as read, before blank or repeated names were made unique. */
+  keys: string[];
 };
 
 export type CsvRow = Record<string, CellValue>;
@@ -36,74 +43,125 @@ const maxCategories = 12;
 const maxCategoryLength = 40;
 const isoDatePattern = /^\d{4}-\d{2}-\d{2}$/;
 
+/** What a scan reports as it goes: rows read so far, and bytes of the file where the format streams them. */
+export type ScanProgress = { rows: number; bytesRead?: number; totalBytes: number };
+
+export type ScanOptions = {
+  /** The file's format (default "csv", its delimiter sniffed). */
+  format?: DataFormat;
+  /** Called every 10,000 rows and at the end. */
+  onProgress?: (progress: ScanProgress) => void;
+};
+
 /**
- * Reads a CSV file once, as a stream (a file of any size takes constant memory), and infers each
- * column's type from every cell. Throws CsvInputError naming the file, and the line where there is
- * one, for a missing, empty, binary, ragged or malformed file.
+ * Reads a data file once, as a stream where the format allows (a CSV of any size takes constant
+ * memory), and infers each column's type from every cell. Throws CsvInputError naming the file,
+ * and the line where there is one, for a missing, empty, binary, ragged or malformed file.
  */
-export async function scanCsv(file: string): Promise<CsvTable> {
+export async function scanCsv(file: string, options: ScanOptions = {}): Promise<CsvTable> {
+  const format = options.format ?? "csv";
   const { sizeBytes, sample } = await readSample(file);
-  if (sample.replace(/^\uFEFF/, "").trim() === "") {
-    throw new CsvInputError({
-      file,
-      problem: "the file is empty; a CSV needs a header row naming its columns",
-    });
+  let delimiter: Delimiter = ",";
+  if (format === "csv" || format === "tsv") {
+    if (sample.replace(/^\uFEFF/, "").trim() === "") throw emptyFile(file);
+    if (sample.includes("\u0000")) {
+      throw new CsvInputError({ file, problem: "this is not a text CSV file (it contains NUL bytes)" });
+    }
+    delimiter = format === "tsv" ? "\t" : sniffDelimiter(sample);
   }
-  if (sample.includes("\u0000")) {
-    throw new CsvInputError({ file, problem: "this is not a text CSV file (it contains NUL bytes)" });
-  }
-  const delimiter = sniffDelimiter(sample);
-  let header: string[] | undefined;
-  let types: ColumnType[] = [];
-  let categories: (Set<string> | undefined)[] = [];
-  let isoDates: boolean[] = [];
-  let hasEmpty: boolean[] = [];
-  let rowCount = 0;
-  for await (const { record } of parseRecords(file, delimiter)) {
-    if (!header) {
-      header = headerNames(record, file);
-      types = header.map(() => "empty");
-      categories = header.map(() => new Set<string>());
-      isoDates = header.map(() => true);
-      hasEmpty = header.map(() => false);
+  let scan: ColumnScan | undefined;
+  let keys: string[] = [];
+  for await (const { record, bytesRead } of readRecords({ file, format, delimiter })) {
+    if (!scan) {
+      keys = record;
+      scan = new ColumnScan(headerNames(record, file));
       continue;
     }
-    rowCount += 1;
+    scan.add(record);
+    if (scan.rowCount % 10_000 === 0)
+      options.onProgress?.({
+        rows: scan.rowCount,
+        totalBytes: sizeBytes,
+        ...(bytesRead ? { bytesRead } : {}),
+      });
+  }
+  if (!scan || scan.header.length === 0) throw emptyFile(file);
+  options.onProgress?.({ rows: scan.rowCount, bytesRead: sizeBytes, totalBytes: sizeBytes });
+  return {
+    file,
+    name: tableName(file),
+    format,
+    delimiter,
+    columns: scan.columns(),
+    rowCount: scan.rowCount,
+    sizeBytes,
+    textBytes: scan.textBytes,
+    keys,
+  };
+}
+
+function emptyFile(file: string): CsvInputError {
+  return new CsvInputError({
+    file,
+    problem: "the file is empty; a data file needs a header row (or records) naming its columns",
+  });
+}
+
+/** Every column's type, categories, dates and blanks, from one cell at a time. */
+class ColumnScan {
+  rowCount = 0;
+  /** About how many bytes the rows take as CSV text. */
+  textBytes = 0;
+  private types: ColumnType[];
+  private categories: (Set<string> | undefined)[];
+  private isoDates: boolean[];
+  private hasEmpty: boolean[];
+
+  readonly header: string[];
+
+  constructor(header: string[]) {
+    this.header = header;
+    this.types = header.map(() => "empty");
+    this.categories = header.map(() => new Set<string>());
+    this.isoDates = header.map(() => true);
+    this.hasEmpty = header.map(() => false);
+  }
+
+  add(record: string[]): void {
+    this.rowCount += 1;
+    this.textBytes += record.length;
     for (let index = 0; index < record.length; index += 1) {
       const cell = record[index]!;
+      this.textBytes += cell.length;
       const cellType = classifyCell(cell);
       if (cellType === "empty") {
-        hasEmpty[index] = true;
+        this.hasEmpty[index] = true;
         continue;
       }
-      types[index] = widenType(types[index]!, cellType);
-      const seen = categories[index];
+      this.types[index] = widenType(this.types[index]!, cellType);
+      const seen = this.categories[index];
       if (seen && cell.length <= maxCategoryLength) {
         seen.add(cell);
-        if (seen.size > maxCategories) categories[index] = undefined;
+        if (seen.size > maxCategories) this.categories[index] = undefined;
       } else if (seen) {
-        categories[index] = undefined;
+        this.categories[index] = undefined;
       }
-      if (isoDates[index] && !isoDatePattern.test(cell)) isoDates[index] = false;
+      if (this.isoDates[index] && !isoDatePattern.test(cell)) this.isoDates[index] = false;
     }
   }
-  if (!header) {
-    throw new CsvInputError({
-      file,
-      problem: "the file is empty; a CSV needs a header row naming its columns",
+
+  columns(): CsvColumn[] {
+    return this.header.map((name, index): CsvColumn => {
+      const type = this.types[index]!;
+      const column: CsvColumn = { name, type, hasEmpty: this.hasEmpty[index]! };
+      if (type === "str") {
+        const values = this.categories[index];
+        if (values && this.rowCount > values.size) column.categories = [...values].sort();
+        if (this.isoDates[index]) column.isoDates = true;
+      }
+      return column;
     });
   }
-  const columns = header.map((name, index): CsvColumn => {
-    const type = types[index]!;
-    const column: CsvColumn = { name, type, hasEmpty: hasEmpty[index]! };
-    if (type === "str") {
-      const values = categories[index];
-      if (values && rowCount > values.size) column.categories = [...values].sort();
-      if (isoDates[index]) column.isoDates = true;
-    }
-    return column;
-  });
-  return { file, name: tableName(file), delimiter, columns, rowCount, sizeBytes };
 }
 
 /**
@@ -133,7 +191,7 @@ export type RowReader = {
 };
 
 export function openRowReader(table: CsvTable): RowReader {
-  const records = parseRecords(table.file, table.delimiter);
+  const records = readRecords(table);
   let position = 0;
   let headerRead = false;
   const nextRecord = async (): Promise<string[] | undefined> => {
@@ -174,15 +232,20 @@ export function openRowReader(table: CsvTable): RowReader {
   };
 }
 
-async function* parseRecords(
-  file: string,
-  delimiter: Delimiter,
-): AsyncGenerator<{ record: string[]; line: number }> {
+/** The records of a data file as text cells, the header first, whatever its format. */
+export function readRecords(table: Pick<CsvTable, "file" | "format" | "delimiter"> & { keys?: string[] }) {
+  const { file, format } = table;
+  return format === "csv" || format === "tsv"
+    ? parseRecords(file, table.delimiter)
+    : readSourceRecords(file, format, table.keys);
+}
+
+async function* parseRecords(file: string, delimiter: Delimiter): AsyncGenerator<SourceRecord> {
   const source = createReadStream(file);
   const parser = source.pipe(parse({ delimiter, bom: true, skip_empty_lines: true, info: true }));
   try {
     for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      yield { record: item.record, line: item.info.lines };
+      yield { record: item.record, line: item.info.lines, bytesRead: source.bytesRead };
     }
   } catch (error) {
     throw csvProblem(file, error);

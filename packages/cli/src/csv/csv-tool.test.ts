@@ -29,6 +29,16 @@ describe("csvTool", () => {
     expect(description).toContain("height (float)");
     expect(description).toContain("member (bool)");
     expect(description).toContain("joined (str, an ISO date YYYY-MM-DD)");
+    expect(description).not.toContain("/workspace/data");
+  });
+
+  it("names the file's place in the sandbox and how its format is read there", async () => {
+    const path = join(folder, "events.jsonl");
+    await writeFile(path, '{"kind": "click"}\n');
+    const table = await scanCsv(path, { format: "jsonl" });
+    expect(describeTable(table, { dataPath: "/workspace/data/events.jsonl" })).toContain(
+      'also in the sandbox, read-only, at /workspace/data/events.jsonl: for large files read it directly with pandas.read_json("/workspace/data/events.jsonl", lines=True)',
+    );
   });
 
   it("returns typed rows through core's ToolSpec, with offset and limit", async () => {

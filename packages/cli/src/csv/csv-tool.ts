@@ -2,6 +2,7 @@ import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { pythonTypeName } from "./column-types.ts";
 import { type CsvColumn, type CsvRow, type CsvTable, openRowReader, type RowReader } from "./csv-table.ts";
+import { howToRead } from "./data-formats.ts";
 
 /**
  * About how much JSON one call may return. The rows cross the bridge as JSON, whose answers are
@@ -13,7 +14,9 @@ export const maxResultBytesPerCall = 12 * 1024 * 1024;
 export function estimatedRowBytes(table: CsvTable): number {
   if (table.rowCount === 0) return 0;
   const keys = table.columns.reduce((total, column) => total + JSON.stringify(column.name).length + 4, 2);
-  return (table.sizeBytes / (table.rowCount + 1)) * 1.2 + keys;
+  // A CSV's own size is its text; parquet and xlsx are compressed, so their scanned text size counts.
+  const textBytes = table.format === "csv" || table.format === "tsv" ? table.sizeBytes : table.textBytes;
+  return (textBytes / (table.rowCount + 1)) * 1.2 + keys;
 }
 
 /** How many rows one call may return: every row when they fit in maxResultBytesPerCall, else a page. */
@@ -40,10 +43,10 @@ function describeColumn(column: CsvColumn): string {
 }
 
 /**
- * What the model sees of a CSV: the only thing it knows of the file. Names every column with its
- * type and the row count.
+ * What the model sees of a data file: names every column with its type and the row count, and,
+ * when the file is also in the sandbox, where and how to read it directly.
  */
-export function describeTable(table: CsvTable): string {
+export function describeTable(table: CsvTable, options: { dataPath?: string } = {}): string {
   const fileName = table.file.split(/[\\/]/).pop() ?? table.file;
   const rowText = `${table.rowCount.toLocaleString("en-US")} row${table.rowCount === 1 ? "" : "s"}`;
   const lines = [
@@ -56,6 +59,11 @@ export function describeTable(table: CsvTable): string {
     );
   } else {
     lines.push("With no arguments it returns every row; offset= and limit= return a slice.");
+  }
+  if (options.dataPath) {
+    lines.push(
+      `The file is also in the sandbox, read-only, at ${options.dataPath}: for large files read it directly with ${howToRead(table.format, options.dataPath)}.`,
+    );
   }
   return lines.join(" ");
 }
@@ -70,7 +78,7 @@ export function loaderName(table: CsvTable): string {
  * read as a stream; a call that starts where the previous one stopped reads on from there (paging
  * through a big file is one pass), any other call starts a new pass. Calls run one at a time.
  */
-export function csvTool(table: CsvTable, options: { name?: string } = {}) {
+export function csvTool(table: CsvTable, options: { name?: string; dataPath?: string } = {}) {
   const pageSize = rowsPerCall(table);
   const schema = z.object({
     offset: z.number().int().min(0).default(0).describe("Rows to skip from the start."),
@@ -119,6 +127,10 @@ export function csvTool(table: CsvTable, options: { name?: string } = {}) {
       queue = page.catch(() => undefined);
       return page;
     },
-    { name: options.name ?? loaderName(table), description: describeTable(table), schema },
+    {
+      name: options.name ?? loaderName(table),
+      description: describeTable(table, options.dataPath ? { dataPath: options.dataPath } : {}),
+      schema,
+    },
   );
 }

@@ -1,23 +1,104 @@
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { dataFilePath } from "@codeaction/core/internal";
 import type { StructuredToolInterface } from "@langchain/core/tools";
-import { type CsvTable, scanCsv } from "./csv-table.ts";
+import { stringify } from "csv-stringify";
+import { describeReading, type Progress } from "../terminal/progress.ts";
+import { type CsvTable, readRecords, type ScanProgress, scanCsv } from "./csv-table.ts";
 import { csvTool } from "./csv-tool.ts";
+import { type DataFormat, formatFromPath } from "./data-formats.ts";
 
-/** Scans every `--csv` file (one after the other, each as a stream) and makes one loader tool per file. */
+/** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension). */
+export type DataFileArgument = { path: string; format: DataFormat };
+
+/** `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. */
+export function dataFileArguments(options: { csv?: string[]; file?: string[] }): DataFileArgument[] {
+  return [
+    ...(options.csv ?? []).map((path) => ({ path, format: "csv" as const })),
+    ...(options.file ?? []).map((path) => ({ path, format: formatFromPath(path) })),
+  ];
+}
+
+export type LoadedData = {
+  tables: CsvTable[];
+  tools: StructuredToolInterface[];
+  /** The host files to place at /workspace/data (a parquet file as its CSV conversion). */
+  sandboxFiles: string[];
+  /** Removes the conversions. */
+  dispose(): Promise<void>;
+};
+
+/**
+ * Scans every data file (one after the other, each as a stream where its format allows) and makes
+ * one loader tool per file. With `sandbox`, the tools name the file's place in the sandbox, and a
+ * parquet file is converted to CSV on the host (the image has no parquet reader).
+ */
 export async function loadCsvTools(
-  files: string[],
-  options: { onFile?: (file: string) => void } = {},
-): Promise<{ tables: CsvTable[]; tools: StructuredToolInterface[] }> {
-  const tables: CsvTable[] = [];
-  const tools: StructuredToolInterface[] = [];
+  files: DataFileArgument[],
+  options: {
+    onFile?: (file: string) => void;
+    onProgress?: (file: string, progress: ScanProgress) => void;
+    sandbox?: boolean;
+  } = {},
+): Promise<LoadedData> {
+  const loaded: LoadedData = { tables: [], tools: [], sandboxFiles: [], dispose: async () => {} };
   const taken = new Set<string>();
-  for (const file of files) {
-    options.onFile?.(file);
-    const table = await scanCsv(file);
-    let name = `load_${table.name}`;
-    for (let index = 2; taken.has(name); index += 1) name = `load_${table.name}_${index}`;
-    taken.add(name);
-    tables.push(table);
-    tools.push(csvTool(table, { name }));
+  let conversions: string | undefined;
+  loaded.dispose = async () => {
+    if (conversions) await rm(conversions, { recursive: true, force: true });
+  };
+  try {
+    for (const { path, format } of files) {
+      options.onFile?.(path);
+      const table = await scanCsv(path, {
+        format,
+        ...(options.onProgress ? { onProgress: (progress) => options.onProgress?.(path, progress) } : {}),
+      });
+      let name = `load_${table.name}`;
+      for (let index = 2; taken.has(name); index += 1) name = `load_${table.name}_${index}`;
+      taken.add(name);
+      let sandboxFile = path;
+      if (options.sandbox && format === "parquet") {
+        conversions ??= await mkdtemp(join(tmpdir(), "codeaction-data-"));
+        sandboxFile = join(conversions, `${basename(path)}.csv`);
+        await writeCsv(table, sandboxFile);
+      }
+      loaded.tables.push(table);
+      loaded.sandboxFiles.push(sandboxFile);
+      loaded.tools.push(
+        csvTool(table, { name, ...(options.sandbox ? { dataPath: dataFilePath(sandboxFile) } : {}) }),
+      );
+    }
+  } catch (error) {
+    await loaded.dispose();
+    throw error;
   }
-  return { tables, tools };
+  return loaded;
+}
+
+/** `loadCsvTools` showing its progress: the step, then (on a terminal) rows and bytes as each file is read. */
+export function loadDataFiles(
+  files: DataFileArgument[],
+  progress: Progress,
+  options: { sandbox?: boolean } = {},
+): Promise<LoadedData> {
+  return loadCsvTools(files, {
+    onFile: (file) => progress.update(`reading ${file}`),
+    onProgress: (file, counts) => progress.count(describeReading(file, counts)),
+    ...options,
+  });
+}
+
+/** A table's records (the header first) as a CSV file, streamed. */
+async function writeCsv(table: CsvTable, path: string): Promise<void> {
+  const records = Readable.from(
+    (async function* () {
+      for await (const { record } of readRecords(table)) yield record;
+    })(),
+  );
+  await pipeline(records, stringify(), createWriteStream(path));
 }

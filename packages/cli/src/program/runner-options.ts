@@ -6,6 +6,7 @@ import { UsageError } from "../errors/usage-error.ts";
 /** The options of commands that run programs against tools (`run`, `mcp`), for parseCommandArguments. */
 export const runnerOptionDefinitions = {
   csv: { type: "string", multiple: true },
+  file: { type: "string", multiple: true },
   server: { type: "string", multiple: true },
   timeout: { type: "string" },
   "max-tool-calls": { type: "string" },

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createProgress } from "./progress.ts";
+import { createProgress, describeReading } from "./progress.ts";
 
 function capture(options: { isTTY: boolean; columns?: number }) {
   const stream = Object.assign(new PassThrough(), options);
@@ -44,5 +44,37 @@ describe("createProgress", () => {
     progress.update("x".repeat(200));
     progress.stop();
     expect(output.text().split("\r\u001b[K")[1]!.length).toBe(79);
+  });
+
+  it("shows counts on a terminal only, and nothing but notes when quiet", () => {
+    const plain = capture({ isTTY: false });
+    const plainProgress = createProgress({ stream: plain.stream });
+    plainProgress.count("reading a.csv: 10,000 rows");
+    expect(plain.text()).toBe("");
+    const terminal = capture({ isTTY: true, columns: 100 });
+    const terminalProgress = createProgress({ stream: terminal.stream });
+    terminalProgress.count("reading a.csv: 10,000 rows");
+    terminalProgress.stop();
+    expect(terminal.text()).toContain("reading a.csv: 10,000 rows");
+    const quiet = capture({ isTTY: true });
+    const quietProgress = createProgress({ stream: quiet.stream, quiet: true });
+    quietProgress.update("checking the Docker sandbox");
+    quietProgress.count("reading a.csv: 10,000 rows");
+    quietProgress.note("codeaction: interrupted");
+    quietProgress.stop();
+    expect(quiet.text()).toBe("codeaction: interrupted\n");
+  });
+
+  it("describes a file's reading by its name, rows and megabytes", () => {
+    expect(
+      describeReading("/data/big/orders.csv", {
+        rows: 120_000,
+        bytesRead: 8_100_000,
+        totalBytes: 60_200_000,
+      }),
+    ).toBe("reading orders.csv: 120,000 rows, 8.1 of 60.2 MB");
+    expect(describeReading("sheet.xlsx", { rows: 500, totalBytes: 18_345 })).toBe(
+      "reading sheet.xlsx: 500 rows, 0.0 MB",
+    );
   });
 });

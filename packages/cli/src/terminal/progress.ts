@@ -1,3 +1,5 @@
+import { basename } from "node:path";
+
 /**
  * A progress line on stderr. On a terminal it is a spinner that rewrites one line; anywhere else
  * (a pipe, a file, CI) each new step is one plain line, and nothing animates. Never touches stdout.
@@ -5,6 +7,8 @@
 export type Progress = {
   /** Shows what is happening now. */
   update(text: string): void;
+  /** A running count (rows, bytes) of the current step: shown on a terminal only, never as plain lines. */
+  count(text: string): void;
   /** Prints a line that stays (above the spinner on a terminal). */
   note(text: string): void;
   /** Clears the spinner; the next update starts it again. */
@@ -19,6 +23,8 @@ export function createProgress(options: {
   interactive?: boolean;
   /** Prefix of plain lines. */
   prefix?: string;
+  /** No progress at all (`--quiet`); notes still print. */
+  quiet?: boolean;
 }): Progress {
   const { stream } = options;
   const interactive = options.interactive ?? stream.isTTY === true;
@@ -44,8 +50,9 @@ export function createProgress(options: {
     }
   };
 
-  return {
+  const progress: Progress = {
     update(text) {
+      if (options.quiet) return;
       if (!interactive) {
         if (text !== lastPlain) stream.write(`[${prefix}] ${text}\n`);
         lastPlain = text;
@@ -58,6 +65,9 @@ export function createProgress(options: {
         timer.unref();
       }
       render();
+    },
+    count(text) {
+      if (interactive && !options.quiet) progress.update(text);
     },
     note(text) {
       const running = timer !== undefined;
@@ -74,4 +84,19 @@ export function createProgress(options: {
       current = "";
     },
   };
+  return progress;
+}
+
+/** "reading orders.csv: 120,000 rows, 8.1 of 60.2 MB" for a scan's progress. */
+export function describeReading(
+  file: string,
+  progress: { rows: number; bytesRead?: number; totalBytes: number },
+): string {
+  const megabytes = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+  const bytes =
+    progress.bytesRead === undefined
+      ? `${megabytes(progress.totalBytes)} MB`
+      : `${megabytes(progress.bytesRead)} of ${megabytes(progress.totalBytes)} MB`;
+  // The file's name alone: the line must fit a terminal's width.
+  return `reading ${basename(file)}: ${progress.rows.toLocaleString("en-US")} rows, ${bytes}`;
 }

@@ -12,6 +12,11 @@ export const dataDirectory = "/workspace/data";
 /** A host file placed in every sandbox at /workspace/data/<name>. */
 export type DataFile = { path: string; name: string; size: number };
 
+/** Where the host file at `path` appears inside each sandbox: /workspace/data/<its sanitised name>. */
+export function dataFilePath(path: string): string {
+  return `${dataDirectory}/${sanitiseName([basename(path)])}`;
+}
+
 /** Room left in /workspace for the bridge, the program's own files and /workspace/out. */
 const workspaceReserveBytes = 16 * 1024 * 1024;
 

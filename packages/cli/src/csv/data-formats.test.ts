@@ -1,0 +1,105 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TwinFormat, writeTwins } from "../../test/data-twins.ts";
+import { cellText } from "./cell-text.ts";
+import { readRows, type ScanProgress, scanCsv } from "./csv-table.ts";
+import { formatFromPath } from "./data-formats.ts";
+
+const orders = new URL("../../../../examples/data/orders.csv", import.meta.url).pathname;
+let folder: string;
+let twins: Record<TwinFormat, string>;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-formats-"));
+  twins = await writeTwins(orders, folder);
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function problem(path: string, text: string | Buffer): Promise<string> {
+  await writeFile(path, text);
+  return scanCsv(path, { format: formatFromPath(path) }).then(
+    () => "no error",
+    (error: Error) => error.message,
+  );
+}
+
+describe("data files beyond CSV", () => {
+  it.each(["tsv", "json", "jsonl", "xlsx", "parquet"] as const)(
+    "a %s twin of orders.csv gives the same columns and the same typed rows",
+    async (format) => {
+      const csv = await scanCsv(orders);
+      const progress: ScanProgress[] = [];
+      const twin = await scanCsv(twins[format], {
+        format: formatFromPath(twins[format]),
+        onProgress: (counts) => progress.push(counts),
+      });
+      expect(twin.format).toBe(format);
+      expect(twin.rowCount).toBe(500);
+      expect(twin.columns.map((column) => column.name)).toEqual(csv.columns.map((column) => column.name));
+      expect(twin.columns.find((column) => column.name === "date")?.isoDates).toBe(true);
+      expect(await readRows(twin)).toEqual(await readRows(csv));
+      // Paging reads from the middle of the file (the parquet twin is in row groups of 200).
+      expect(await readRows(twin, { offset: 190, limit: 20 })).toEqual(
+        await readRows(csv, { offset: 190, limit: 20 }),
+      );
+      expect(progress.at(-1)).toEqual({ rows: 500, bytesRead: twin.sizeBytes, totalBytes: twin.sizeBytes });
+    },
+  );
+
+  it("takes the format from the extension, and names the way out for one it does not read", () => {
+    expect(formatFromPath("a/Orders.XLSX")).toBe("xlsx");
+    expect(formatFromPath("events.ndjson")).toBe("jsonl");
+    expect(() => formatFromPath("old.xls")).toThrow(/old Excel format: save it as \.xlsx/);
+    expect(() => formatFromPath("data.txt")).toThrow(
+      /"\.txt" is not one that is read; --file reads \.csv, \.tsv, .*\.parquet \(or give a CSV of any name with --csv\)/,
+    );
+  });
+
+  it("refuses malformed files with the file, the line and the fix", async () => {
+    expect(await problem(join(folder, "object.json"), '{"rows": []}')).toMatch(
+      /object\.json: a JSON data file must be an array of records .* this one is an object; for one record per line, name it \.jsonl/,
+    );
+    expect(await problem(join(folder, "broken.jsonl"), '{"a": 1}\n{"a": 2\n')).toMatch(
+      /broken\.jsonl line 2: not valid JSON/,
+    );
+    expect(await problem(join(folder, "scalars.jsonl"), '{"a": 1}\n7\n')).toMatch(
+      /scalars\.jsonl line 2: every row must be a JSON object of column: value, and this one is 7/,
+    );
+    expect(await problem(join(folder, "empty.jsonl"), "\n")).toMatch(/empty\.jsonl: the file is empty/);
+    expect(await problem(join(folder, "fake.parquet"), "not parquet at all")).toMatch(
+      /fake\.parquet: not a readable parquet file/,
+    );
+    expect(await problem(join(folder, "fake.xlsx"), Buffer.from("PK\u0003\u0004broken"))).toMatch(
+      /fake\.xlsx: not a readable \.xlsx workbook/,
+    );
+  });
+
+  it("reads records with different keys as the union of their keys, missing ones blank", async () => {
+    const path = join(folder, "ragged.jsonl");
+    await writeFile(path, '{"a": 1}\n{"b": "x", "a": 2}\n');
+    const table = await scanCsv(path, { format: "jsonl" });
+    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+      ["a", "int"],
+      ["b", "str"],
+    ]);
+    expect(await readRows(table)).toEqual([
+      { a: 1, b: null },
+      { a: 2, b: "x" },
+    ]);
+  });
+
+  it("turns typed values into the text the CSV typing reads", () => {
+    expect(cellText(null)).toBe("");
+    expect(cellText(12.5)).toBe("12.5");
+    expect(cellText(Number.NaN)).toBe("");
+    expect(cellText(2n ** 70n)).toBe("1180591620717411303424");
+    expect(cellText(true)).toBe("true");
+    expect(cellText(new Date("2026-07-01T00:00:00Z"))).toBe("2026-07-01");
+    expect(cellText(new Date("2026-07-01T10:30:00Z"))).toBe("2026-07-01T10:30:00.000Z");
+    expect(cellText({ tags: ["a"], id: 1n })).toBe('{"tags":["a"],"id":"1"}');
+  });
+});

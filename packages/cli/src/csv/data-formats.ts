@@ -1,0 +1,209 @@
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
+import { extname } from "node:path";
+import { createInterface } from "node:readline";
+import { CsvInputError } from "../errors/csv-input-error.ts";
+import { cellText } from "./cell-text.ts";
+
+/** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
+export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
+
+const formatsByExtension: Record<string, DataFormat> = {
+  ".csv": "csv",
+  ".tsv": "tsv",
+  ".tab": "tsv",
+  ".json": "json",
+  ".jsonl": "jsonl",
+  ".ndjson": "jsonl",
+  ".xlsx": "xlsx",
+  ".parquet": "parquet",
+};
+
+export const supportedExtensions = Object.keys(formatsByExtension);
+
+/** The format of a data file from its extension, or a CsvInputError listing the extensions read. */
+export function formatFromPath(file: string): DataFormat {
+  const extension = extname(file).toLowerCase();
+  const format = formatsByExtension[extension];
+  if (format) return format;
+  const hint =
+    extension === ".xls"
+      ? "this is the old Excel format: save it as .xlsx (Excel: File > Save As > Excel Workbook)"
+      : `the format is taken from the extension, and ${extension ? `"${extension}"` : "a file without one"} is not one that is read`;
+  throw new CsvInputError({
+    file,
+    problem: `${hint}; --file reads ${supportedExtensions.join(", ")} (or give a CSV of any name with --csv)`,
+  });
+}
+
+/** How a program in the sandbox reads the file at `path` directly. */
+export function howToRead(format: DataFormat, path: string): string {
+  const quoted = JSON.stringify(path);
+  switch (format) {
+    case "csv":
+      return `pandas.read_csv(${quoted}) or the csv module`;
+    case "tsv":
+      return `pandas.read_csv(${quoted}, sep="\\t") or csv.reader(file, delimiter="\\t")`;
+    case "json":
+      return `json.load(open(${quoted})) (a list of records) or pandas.read_json(${quoted})`;
+    case "jsonl":
+      return `pandas.read_json(${quoted}, lines=True), or json.loads() per line`;
+    case "xlsx":
+      return `pandas.read_excel(${quoted}) (openpyxl, in the data image)`;
+    case "parquet":
+      // No parquet reader in the image (Debian 12 packages neither pyarrow nor fastparquet): the host
+      // converts the file to CSV before it goes in.
+      return `pandas.read_csv(${quoted}) (converted from parquet to CSV on the host; the sandbox has no parquet reader)`;
+  }
+}
+
+/** Files read whole into memory (JSON arrays, xlsx) are refused above this size, with the way out. */
+export const maxWholeFileBytes = 256 * 1024 * 1024;
+
+/** One record of a data file as text cells, the header first; `line` locates it for error messages. */
+export type SourceRecord = { record: string[]; line: number; bytesRead?: number };
+
+/**
+ * The records of a JSON, JSON Lines, xlsx or parquet file as text cells, the header first, so that
+ * every format shares the CSV path's column typing. `keys` (from an earlier scan) saves JSON Lines
+ * its first pass over the file.
+ */
+export async function* readSourceRecords(
+  file: string,
+  format: Exclude<DataFormat, "csv" | "tsv">,
+  keys?: string[],
+): AsyncGenerator<SourceRecord> {
+  switch (format) {
+    case "json":
+      yield* keyedRecords(file, await readJsonArray(file));
+      return;
+    case "jsonl":
+      yield* jsonLinesRecords(file, keys ?? (await jsonLinesKeys(file)));
+      return;
+    case "xlsx":
+      yield* excelRecords(file);
+      return;
+    case "parquet": {
+      const { parquetRecords } = await import("./parquet-records.ts");
+      yield* parquetRecords(file);
+      return;
+    }
+  }
+}
+
+async function readWhole(file: string, what: string): Promise<Buffer> {
+  const { size } = await stat(file);
+  if (size > maxWholeFileBytes) {
+    throw new CsvInputError({
+      file,
+      problem: `${what} files are read whole and this one is ${(size / 1024 ** 2).toFixed(0)} MiB, over ${maxWholeFileBytes / 1024 ** 2} MiB; save it as JSON Lines, CSV or parquet, which are streamed`,
+    });
+  }
+  return readFile(file);
+}
+
+async function readJsonArray(file: string): Promise<unknown[]> {
+  let value: unknown;
+  try {
+    value = JSON.parse((await readWhole(file, "JSON")).toString("utf8").replace(/^\uFEFF/, ""));
+  } catch (error) {
+    if (CsvInputError.isInstance(error)) throw error;
+    throw new CsvInputError({ file, problem: `not valid JSON: ${(error as Error).message}`, cause: error });
+  }
+  if (!Array.isArray(value)) {
+    throw new CsvInputError({
+      file,
+      problem: `a JSON data file must be an array of records ([{"column": value, ...}, ...]), and this one is ${value === null ? "null" : typeof value === "object" ? "an object" : `a ${typeof value}`}; for one record per line, name it .jsonl`,
+    });
+  }
+  return value;
+}
+
+function recordOf(file: string, value: unknown, line: number): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new CsvInputError({
+      file,
+      line,
+      problem: `every row must be a JSON object of column: value, and this one is ${Array.isArray(value) ? "an array" : JSON.stringify(value)?.slice(0, 40)}`,
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+function* keyedRecords(file: string, rows: unknown[]): Generator<SourceRecord> {
+  const keys = new Set<string>();
+  rows.forEach((row, index) => {
+    for (const key of Object.keys(recordOf(file, row, index + 1))) keys.add(key);
+  });
+  const header = [...keys];
+  yield { record: header, line: 0 };
+  for (const [index, row] of rows.entries()) {
+    const values = row as Record<string, unknown>;
+    yield { record: header.map((key) => cellText(values[key])), line: index + 1 };
+  }
+}
+
+async function* jsonLines(file: string): AsyncGenerator<{ value: unknown; line: number; bytesRead: number }> {
+  const source = createReadStream(file);
+  const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line += 1;
+      if (text.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(line === 1 ? text.replace(/^\uFEFF/, "") : text);
+      } catch (error) {
+        throw new CsvInputError({
+          file,
+          line,
+          problem: `not valid JSON: ${(error as Error).message}`,
+          cause: error,
+        });
+      }
+      yield { value: recordOf(file, value, line), line, bytesRead: source.bytesRead };
+    }
+  } finally {
+    lines.close();
+    source.destroy();
+  }
+}
+
+/** Every key of a JSON Lines file, in the order first seen (one pass, one line in memory at a time). */
+async function jsonLinesKeys(file: string): Promise<string[]> {
+  const keys = new Set<string>();
+  for await (const { value } of jsonLines(file)) {
+    for (const key of Object.keys(value as object)) keys.add(key);
+  }
+  return [...keys];
+}
+
+async function* jsonLinesRecords(file: string, keys: string[]): AsyncGenerator<SourceRecord> {
+  yield { record: keys, line: 0 };
+  for await (const { value, line, bytesRead } of jsonLines(file)) {
+    const values = value as Record<string, unknown>;
+    yield { record: keys.map((key) => cellText(values[key])), line, bytesRead };
+  }
+}
+
+async function* excelRecords(file: string): AsyncGenerator<SourceRecord> {
+  const { readSheet } = await import("read-excel-file/node");
+  let rows: unknown[][];
+  try {
+    rows = (await readSheet(await readWhole(file, "Excel"))) as unknown[][];
+  } catch (error) {
+    if (CsvInputError.isInstance(error)) throw error;
+    throw new CsvInputError({
+      file,
+      problem: `not a readable .xlsx workbook (${(error as Error).message}); save it from Excel as "Excel Workbook (.xlsx)"`,
+      cause: error,
+    });
+  }
+  const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
+  for (const [index, row] of rows.entries()) {
+    const cells = Array.from({ length: width }, (_, column) => cellText(row[column]));
+    if (index > 0 && cells.every((cell) => cell === "")) continue;
+    yield { record: cells, line: index + 1 };
+  }
+}
