@@ -56,7 +56,7 @@ describe("usage errors exit 2 with one line", () => {
     [["run"], /give the Python file to run/],
     [["run", "x.py", "--approve"], /--approve asks on a terminal, and stdin is not one/],
     [["run", "x.py", "--max-tool-calls", "1.5"], /--max-tool-calls must be a whole number/],
-    [["mcp"], /give the tools to serve: --server "CMD" or --csv FILE/],
+    [["mcp"], /give the tools to serve: --server "CMD", --csv FILE or --file FILE/],
     [["mcp", "--csv", "x.csv", "--host", "0.0.0.0"], /--host goes with --http PORT/],
     [["mcp", "--csv", "x.csv", "--http", "70000"], /--http must be a number from 0 to 65535/],
   ])("codeaction %j", async (args, message) => {
