@@ -1,4 +1,4 @@
-import { parseSize, type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import { parseSize, type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -21,7 +21,7 @@ import {
 } from "./structured-answer.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
-import { createShellTools } from "./tools-pattern/shell-tools.ts";
+import { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
 import type { ApprovalHook } from "./types.ts";
 
 export type { ModelOption } from "./model.ts";
@@ -303,18 +303,21 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
       const workspaceBytes = typeof disk === "number" ? disk : (parseSize(disk) ?? 1024 ** 3);
       dataFiles = await describeDataFiles(options.codeAction.dataFiles, workspaceBytes);
     }
-    let shellSession: SandboxSession | undefined;
+    let shellSession: StartingSession | undefined;
     if (manager) {
+      const what = codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
       try {
         await manager.ready();
-        if (shellMode) shellSession = await manager.createSession();
       } catch (error) {
-        const what = codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
         throw new SandboxUnavailableError({ what, cause: error });
       }
+      // Shell mode's container starts now and the agent is handed back at once: the start overlaps
+      // the first model call, and the first tool call waits for what is left of it.
+      if (shellMode) shellSession = startShellSession(manager, what);
       cleanups.push(async () => {
         await Promise.allSettled([...pendingRemovals]);
-        if (shellSession) await shellSession.destroy();
+        const started = await shellSession?.started.catch(() => undefined);
+        await started?.destroy();
         await manager.cleanupAll();
       });
     }
@@ -396,6 +399,16 @@ function refuseDuplicateNames(tools: ToolSpec[]): void {
     }
     seen.set(tool.name, tool.origin);
   }
+}
+
+/** Shell mode's one container, starting in the background; a failed start names the sandbox and its cause. */
+function startShellSession(manager: SandboxManager, what: string): StartingSession {
+  const started = manager.createSession().catch((error: unknown) => {
+    throw new SandboxUnavailableError({ what, cause: error });
+  });
+  // Seen by the first tool call (or by shutdown); never an unhandled rejection meanwhile.
+  started.catch(() => undefined);
+  return { config: manager.config, started };
 }
 
 /**

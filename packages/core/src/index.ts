@@ -39,7 +39,7 @@ export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";
-export { createShellTools } from "./tools-pattern/shell-tools.ts";
+export { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
 export type {
   AgentEvent,
   AgentInput,

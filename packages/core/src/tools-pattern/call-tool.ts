@@ -1,3 +1,4 @@
+import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
@@ -8,9 +9,10 @@ import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 export type ToolCallOutcome = { record: ToolCallRecord; content: string };
 
 /**
- * Runs one call the model asked for. Nothing here throws: an unknown tool, a denial, bad
- * input and a failing tool all become text for the model, so the loop can go on. Only a
- * cancelled turn (its signal) ends an approval wait with the signal's reason.
+ * Runs one call the model asked for. An unknown tool, a denial, bad input and a failing tool all
+ * become text for the model, so the loop can go on. Only a cancelled turn (its signal) ends an
+ * approval wait with the signal's reason, and a shell-mode sandbox that could not start
+ * (SandboxUnavailableError) fails the turn: nothing the model does can repair it.
  */
 export async function callTool(call: {
   id: string;
@@ -82,6 +84,8 @@ export async function callTool(call: {
     const encoded = encodeToolValue(result, toolName);
     return finish("ok", encoded.text, { result: encoded.record });
   } catch (thrown) {
+    // Shell mode's container could not start: nothing the model can repair, so the turn fails.
+    if (SandboxUnavailableError.isInstance(thrown)) throw thrown;
     const error = thrown instanceof Error ? thrown.message : String(thrown);
     return finish(isInvalidInput(thrown) ? "invalid" : "error", `Error: ${error}`, { error });
   }

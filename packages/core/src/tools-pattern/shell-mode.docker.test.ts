@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { buildAgent } from "../build-agent.ts";
+import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ScriptedChatModel } from "../testing/index.ts";
 
 // Shell mode end to end: buildAgent with `sandbox` and no code-action pattern gives the tool loop
@@ -56,6 +57,30 @@ describe("buildAgent in shell mode", () => {
         (error: { stderr: string }) => error,
       );
       expect(String((after as { stderr: string }).stderr)).toMatch(/No such (object|container)/);
+    } finally {
+      await agent.shutdown();
+    }
+  });
+
+  it("starts its container while the model thinks: a start that fails after the engine checks fails the turn that needs it", async () => {
+    // The engine accepts the settings (ready() passes) but refuses the container itself: more
+    // CPUs (256, the most the settings accept) than the machine has. Before, buildAgent waited for the container;
+    // now it hands the agent back at once, the model is called, and the first sandbox tool call
+    // finds the failed start.
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: "sandbox_exec", args: { command: "echo never" } }] },
+      "not reached",
+    ]);
+    const agent = await buildAgent({ model, sandbox: { network: "none", cpuLimit: 256 } });
+    try {
+      const failure = await agent.invoke({ messages: [{ role: "user", content: "Run it." }] }).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(SandboxUnavailableError.isInstance(failure)).toBe(true);
+      expect((failure as Error).message).toMatch(/requires a working Docker sandbox.*CPUs/s);
+      // The model was asked before the container's fate was known, and never saw the failure as a tool result.
+      expect(model.calls).toHaveLength(1);
     } finally {
       await agent.shutdown();
     }

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import type { SandboxSession } from "@codeaction/sandbox";
+import type { SandboxConfig, SandboxSession } from "@codeaction/sandbox";
 import { z } from "zod";
 import { ToolInputError } from "../errors/tool-input-error.ts";
 import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
@@ -9,20 +9,33 @@ import { capOutput, defaultOutputCap } from "./cap-output.ts";
 type CommandResult = Awaited<ReturnType<SandboxSession["execute"]>>;
 
 /**
- * Shell mode: five tools over ONE long-lived sandbox session. The session's container is the
- * caller's to destroy. Every stream and file handed to the model is cut at `outputCap` bytes
- * (default 16 KiB) with a note of how much was cut.
+ * A shell-mode session still starting: its settings are known, its container comes when `started`
+ * resolves (each tool call waits for it; a start that failed fails every call with its cause).
  */
-export function createShellTools(session: SandboxSession, options: { outputCap?: number } = {}): ToolSpec[] {
+export type StartingSession = { config: SandboxConfig; started: Promise<SandboxSession> };
+
+/**
+ * Shell mode: five tools over ONE long-lived sandbox session, started or still starting (so the
+ * container can start while the model thinks). The session's container is the caller's to
+ * destroy. Every stream and file handed to the model is cut at `outputCap` bytes (default 16 KiB)
+ * with a note of how much was cut.
+ */
+export function createShellTools(
+  source: SandboxSession | StartingSession,
+  options: { outputCap?: number } = {},
+): ToolSpec[] {
   const outputCap = options.outputCap ?? defaultOutputCap;
   if (!Number.isInteger(outputCap) || outputCap < 1) {
     throw new RangeError(`outputCap must be a whole number of bytes, at least 1, got ${outputCap}.`);
   }
-  const { timeout: maxTimeout, workdir } = session.config;
+  const config = source.config;
+  const current = (): Promise<SandboxSession> =>
+    "started" in source ? source.started : Promise.resolve(source);
+  const { timeout: maxTimeout, workdir } = config;
   // Keep a little more than the cap, so a cut can be seen and measured.
-  const streamOptions = { outputCap, captureLimit: Math.max(session.config.maxOutputBytes, outputCap + 1) };
-  const installOptions = { outputCap, captureLimit: session.config.maxOutputBytes };
-  const facts = sandboxFacts(session);
+  const streamOptions = { outputCap, captureLimit: Math.max(config.maxOutputBytes, outputCap + 1) };
+  const installOptions = { outputCap, captureLimit: config.maxOutputBytes };
+  const facts = sandboxFacts(config);
 
   const sandboxExec = shellTool({
     name: "sandbox_exec",
@@ -41,7 +54,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
     }),
     async run({ command, timeout }) {
       const seconds = Math.min(timeout ?? maxTimeout, maxTimeout);
-      const result = await session.execute(command, {
+      const result = await (await current()).execute(command, {
         timeout: seconds,
         maxOutputBytes: streamOptions.captureLimit,
       });
@@ -60,6 +73,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
       `Files are cut at ${outputCap} bytes; read larger ones in parts with sandbox_exec (head, tail, sed -n).`,
     schema: z.object({ path: z.string().min(1).describe("The file, e.g. /workspace/output.txt.") }),
     async run({ path }) {
+      const session = await current();
       const file = await session.readFile(path, { maxBytes: outputCap });
       if (file.content.includes(0)) {
         return `${path} is a binary file (it contains NUL bytes); inspect it with sandbox_exec (xxd, base64, file).`;
@@ -85,7 +99,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
       content: z.string().describe("The whole content of the file."),
     }),
     async run({ path, content }) {
-      await session.writeFile(path, content);
+      await (await current()).writeFile(path, content);
       return `Wrote ${Buffer.byteLength(content, "utf8")} bytes to ${posix.resolve(workdir, path)}.`;
     },
   });
@@ -99,7 +113,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
       directory: z.string().min(1).default("/workspace").describe("The folder to list (default /workspace)."),
     }),
     async run({ directory }) {
-      const entries = await session.listFiles(directory);
+      const entries = await (await current()).listFiles(directory);
       const folder = posix.resolve(workdir, directory);
       if (entries.length === 0) return `${folder} is empty.`;
       const lines = entries.map((entry) =>
@@ -120,7 +134,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
     description:
       `Install a Python package with pip into /workspace/.packages (already on PYTHONPATH). ` +
       `Give one package specification such as "requests" or "numpy==2.1.0". ` +
-      (session.config.network === "none"
+      (config.network === "none"
         ? "The sandbox has no network, so installing fails: use what the image provides."
         : "Needs network access to the package index."),
     schema: z.object({
@@ -128,7 +142,7 @@ export function createShellTools(session: SandboxSession, options: { outputCap?:
       tool: z.enum(["python"]).default("python").describe('The package manager: "python" (pip).'),
     }),
     async run({ package: name, tool }) {
-      const result = await session.installPackage(name, { tool });
+      const result = await (await current()).installPackage(name, { tool });
       const output = streams(result, { ...installOptions, skipEmpty: true });
       if (result.exitCode === 0)
         return [`Installed ${name.trim()} into /workspace/.packages.`, ...output].join("\n");
@@ -150,11 +164,11 @@ async function fileSize(session: SandboxSession, path: string): Promise<number |
 }
 
 /** What every tool description says about the container. */
-function sandboxFacts(session: SandboxSession): string {
+function sandboxFacts(config: SandboxConfig): string {
   const network =
-    session.config.network === "none"
+    config.network === "none"
       ? "There is no network (no DNS, no internet)."
-      : session.config.network === "full"
+      : config.network === "full"
         ? "The network is open."
         : "The network only reaches an allow-list of hosts.";
   return (
