@@ -73,6 +73,7 @@ describe.each(fronts)("the sandbox over $name", (front) => {
 
   test("a run: the flags hold, files go both ways, 20 tool calls cross the bridge", async () => {
     const { tool, calls } = echoTool();
+    let sessionUid = 0;
     const run = await runCase(manager, {
       tools: [tool],
       program: [
@@ -82,6 +83,7 @@ describe.each(fronts)("the sandbox over $name", (front) => {
         "print('RESULT: ' + json.dumps({'cap': status['CapEff'].strip(), 'nnp': status['NoNewPrivs'].strip(), 'seccomp': status['Seccomp'].strip(), 'uid': os.getuid(), 'echoed': echoed}))",
       ].join("\n"),
       after: async (session) => {
+        sessionUid = Number(session.config.user?.split(":")[0]);
         await session.writeFile("/workspace/back.txt", "round trip");
         expect((await session.readFile("/workspace/back.txt")).content.toString()).toBe("round trip");
       },
@@ -93,7 +95,8 @@ describe.each(fronts)("the sandbox over $name", (front) => {
       cap: "0000000000000000",
       nnp: "1",
       seccomp: "2",
-      uid: 65534,
+      // The sandbox's own uid, allocated by the manager on this side of the connection.
+      uid: sessionUid,
       echoed: Array.from({ length: 20 }, (_value, index) => index),
     });
     expect(calls).toHaveLength(20);
@@ -107,7 +110,7 @@ describe.each(fronts)("the sandbox over $name", (front) => {
       const session = await pooled.createSession();
       try {
         const result = await session.execute("echo pooled; id -u");
-        expect(result.stdout).toBe("pooled\n65534\n");
+        expect(result.stdout).toBe(`pooled\n${session.config.user?.split(":")[0]}\n`);
       } finally {
         await session.destroy();
       }

@@ -14,6 +14,7 @@ import { expect } from "vitest";
 import { renderStubsModule } from "../../packages/core/src/code-action/python-stubs.ts";
 import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
+import { defaultUserRange as userRange } from "../../packages/sandbox/src/config.ts";
 import { labelKeys } from "../../packages/sandbox/src/labels.ts";
 
 /** Both runtimes every case runs under: runc ("docker") and runsc ("gvisor"). */
@@ -97,7 +98,8 @@ export function captureHost(): HostState {
 
 /**
  * Asserts the host is as it was: the sentinel and the watched files unchanged, and no new entry in
- * the watched folders that a hostile program could have made (its marker name, or owned by uid 65534).
+ * the watched folders that a hostile program could have made (its marker name, or owned by uid 65534
+ * or a uid of the default userRange, where sandboxes run).
  */
 export function expectHostUnaffected(before: HostState): void {
   const after = captureHost();
@@ -110,7 +112,8 @@ export function expectHostUnaffected(before: HostState): void {
       if (earlier.has(name)) return false;
       if (name.includes(hostileMarker)) return true;
       try {
-        return statSync(join(folder, name)).uid === 65534;
+        const owner = statSync(join(folder, name)).uid;
+        return owner === 65534 || (owner >= userRange.first && owner < userRange.first + userRange.count);
       } catch {
         return false;
       }

@@ -27,7 +27,7 @@ describe("parseSandboxConfig", () => {
       timeout: 300,
       workdir: "/workspace",
       env: {},
-      user: "65534:65534",
+      userRange: { first: 0x7000_0000, count: 2 ** 24 },
       allowSudo: false,
       readOnlyRootfs: true,
       maxOutputBytes: 1048576,

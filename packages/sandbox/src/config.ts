@@ -89,9 +89,50 @@ const userSchema = z.string().superRefine((value, context) => {
   if (value === "root" || /^\d+(?::\d+)?$/.test(value)) return;
   context.addIssue({
     code: "custom",
-    message: `user must be "root" or a numeric "uid" or "uid:gid" (default "65534:65534"), got ${JSON.stringify(value)}`,
+    message: `user must be "root" or a numeric "uid" or "uid:gid" (unset, each sandbox gets its own uid from userRange), got ${JSON.stringify(value)}`,
   });
 });
+
+/**
+ * Where each sandbox's own uid (and the same gid) comes from when `user` is not set: 2^24 ids from
+ * 0x70000000, inside the block systemd's UID/GID ranges document leaves unused (above its container
+ * ranges, below its foreign range and the 2^31 sign boundary), so no login, system or nspawn user
+ * shares one.
+ */
+export const defaultUserRange = { first: 0x7000_0000, count: 2 ** 24 } as const;
+
+/** The highest uid a range may reach: ids from 2^31 up trip tools that read uid_t as signed. */
+const highestUid = 2 ** 31 - 1;
+
+const userRangeSchema = z
+  .strictObject(
+    {
+      first: z.number({ error: "userRange.first must be a number" }),
+      count: z.number({ error: "userRange.count must be a number" }),
+    },
+    { error: "userRange must be an object such as { first: 1879048192, count: 16777216 }" },
+  )
+  .superRefine((range, context) => {
+    const problem = userRangeProblem(range);
+    if (problem) context.addIssue({ code: "custom", message: problem });
+  });
+
+function userRangeProblem(range: { first: number; count: number }): string | undefined {
+  if (!Number.isInteger(range.first) || range.first < 1) {
+    return `userRange.first must be an integer of at least 1 (uid 0 is root), got ${range.first}`;
+  }
+  if (!Number.isInteger(range.count) || range.count < 1) {
+    return `userRange.count must be an integer of at least 1, got ${range.count}`;
+  }
+  const last = range.first + range.count - 1;
+  if (last > highestUid) {
+    return `userRange ends at ${last}, above ${highestUid}: ids from 2^31 up are read as negative by some tools; lower first or count`;
+  }
+  if (range.first <= 65535 && last >= 65534) {
+    return `userRange ${range.first}-${last} holds 65534 (nobody) or 65535 (16-bit -1); start it above 65535 (the default starts at ${defaultUserRange.first})`;
+  }
+  return undefined;
+}
 
 const pathInsideWorkspace = z.string().superRefine((value, context) => {
   if (!/^\/(workspace|tmp)(\/|$)/.test(value) || value.includes("\0") || value.split("/").includes("..")) {
@@ -163,7 +204,9 @@ const schemaShape = {
       }
     })
     .default({}),
-  user: userSchema.default("65534:65534"),
+  /** Unset: each sandbox runs as its own uid (and gid) from `userRange`. Set: every sandbox runs as this one. */
+  user: userSchema.optional(),
+  userRange: userRangeSchema.default(defaultUserRange),
   allowSudo: z
     .boolean()
     .refine((value) => value === false, {
@@ -277,6 +320,13 @@ export function parseSandboxConfig(given: unknown = {}): SandboxConfig {
     });
   }
   const config = parsed.data;
+  if (config.user !== undefined && Object.hasOwn(input, "userRange")) {
+    throw new SandboxConfigError({
+      issues: [
+        `user and userRange exclude each other: user ${JSON.stringify(config.user)} runs every sandbox as one uid, userRange gives each sandbox its own; remove one of them`,
+      ],
+    });
+  }
   return config;
 }
 
@@ -288,8 +338,18 @@ export function sizeInBytes(value: string | number): number {
   return bytes;
 }
 
-/** The numeric uid and gid the code runs as. */
-export function resolveUser(user: string): { uid: number; gid: number } {
+/**
+ * The numeric uid and gid the code runs as. A sandbox's own config always names its user (the
+ * manager fills in the uid it allocated from `userRange`); unset here is a bug of ours.
+ */
+export function resolveUser(user: string | undefined): { uid: number; gid: number } {
+  if (user === undefined) {
+    throw new SandboxConfigError({
+      issues: [
+        "no uid was allocated for this sandbox (user is unset): create sessions through SandboxManager",
+      ],
+    });
+  }
   if (user === "root") return { uid: 0, gid: 0 };
   const [uid, gid] = user.split(":");
   return { uid: Number(uid), gid: Number(gid ?? uid) };

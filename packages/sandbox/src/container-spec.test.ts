@@ -4,8 +4,13 @@ import { parseSandboxConfig } from "./config.ts";
 import { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
+import { allocateIdentity } from "./user-ids.ts";
 
-const config = parseSandboxConfig({});
+/** Settings as a sandbox gets them from its manager: its own uid of userRange filled in. */
+const sandboxConfig = (input: Parameters<typeof parseSandboxConfig>[0]) =>
+  allocateIdentity(parseSandboxConfig(input)).config;
+const config = sandboxConfig({});
+const [uid] = (config.user ?? "").split(":").map(Number) as [number];
 
 /** An inspect result that says exactly what the spec asked for (as the engine reports it). */
 function inspectFromSpec(spec: Dockerode.ContainerCreateOptions): Dockerode.ContainerInspectInfo {
@@ -37,11 +42,13 @@ describe("the container spec", () => {
       LogConfig: { Type: "none", Config: {} },
     });
     expect(spec.HostConfig?.Tmpfs).toEqual({
-      "/workspace": "rw,nosuid,nodev,size=1073741824,uid=65534,gid=65534,mode=0700",
+      "/workspace": `rw,nosuid,nodev,size=1073741824,uid=${uid},gid=${uid},mode=0700`,
       "/tmp": "rw,noexec,nosuid,nodev,size=1073741824",
       "/var/tmp": "rw,noexec,nosuid,nodev,size=536870912",
     });
-    expect(spec.User).toBe("65534:65534");
+    expect(spec.User).toBe(`${uid}:${uid}`);
+    expect(uid).toBeGreaterThanOrEqual(0x7000_0000);
+    expect(uid).toBeLessThan(0x7000_0000 + 2 ** 24);
     expect(spec.Hostname).toBe("sandbox");
     expect(spec.Entrypoint).toEqual(initCommand(60));
     expect(spec.Entrypoint?.slice(0, 4)).toEqual(["python3", "-I", "-S", "-c"]);
@@ -53,7 +60,7 @@ describe("the container spec", () => {
 
   it("passes no host environment, only the sandbox's own and `env`", () => {
     process.env.CODEACTION_TEST_SECRET = "secret";
-    const withEnv = buildContainerSpec(parseSandboxConfig({ env: { A: "1" } }), {
+    const withEnv = buildContainerSpec(sandboxConfig({ env: { A: "1" } }), {
       labels: {},
       deadlineSeconds: 60,
     });
@@ -63,12 +70,12 @@ describe("the container spec", () => {
   });
 
   it("uses runsc for gVisor and root only when asked", () => {
-    const gvisor = buildContainerSpec(parseSandboxConfig({ backend: "gvisor" }), {
+    const gvisor = buildContainerSpec(sandboxConfig({ backend: "gvisor" }), {
       labels: {},
       deadlineSeconds: 60,
     });
     expect(gvisor.HostConfig?.Runtime).toBe("runsc");
-    const root = buildContainerSpec(parseSandboxConfig({ user: "root" }), {
+    const root = buildContainerSpec(sandboxConfig({ user: "root" }), {
       labels: {},
       deadlineSeconds: 60,
     });

@@ -20,6 +20,7 @@ import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
+import { allocateIdentity } from "./user-ids.ts";
 
 /** Options of a `SandboxManager` beyond its sandbox settings: a logger, a Docker client, a warm command for pooled containers. */
 export type SandboxManagerOptions = {
@@ -231,10 +232,15 @@ export class SandboxManager {
     const deadline = new Date(Date.now() + deadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline, extra });
     // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
-    const slot = await this.pool.reserve();
+    // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
+    const identity = allocateIdentity(this.config);
+    const slot = await this.pool.reserve().catch((error: unknown) => {
+      identity.release();
+      throw error;
+    });
     let sessionNetwork: Awaited<ReturnType<SessionNetworking["attach"]>>;
     const launch = () =>
-      launchContainer(docker, this.config, {
+      launchContainer(docker, identity.config, {
         labels,
         deadline,
         imageEnv: this.imageEnv,
@@ -251,16 +257,18 @@ export class SandboxManager {
       launched = await launch();
     } catch (error) {
       slot.release();
+      identity.release();
       await this.networking.detach(sessionNetwork).catch(() => undefined);
       throw error;
     }
     const session = new SandboxSession({
-      config: this.config,
+      config: identity.config,
       launched,
       relaunch: launch,
       onDestroyed: (ended) => {
         this.sessions.delete(ended);
         slot.release();
+        identity.release();
         this.networking.detach(sessionNetwork).catch(() => undefined);
       },
       ...((options.logger ?? this.logger) ? { logger: options.logger ?? this.logger } : {}),
@@ -274,14 +282,18 @@ export class SandboxManager {
     const docker = this.requireDocker();
     const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline });
+    const identity = allocateIdentity(this.config);
     const launch = () =>
-      launchContainer(docker, this.config, {
+      launchContainer(docker, identity.config, {
         labels,
         deadline,
         imageEnv: this.imageEnv,
         ...(this.logger ? { logger: this.logger } : {}),
       });
-    const launched = await launch();
+    const launched = await launch().catch((error: unknown) => {
+      identity.release();
+      throw error;
+    });
     const warmCommand = this.warmCommand;
     let warm: WarmProcess | undefined;
     try {
@@ -295,15 +307,17 @@ export class SandboxManager {
       launched.helper.close();
       closeLifeline(launched.lifeline);
       await removeContainer(launched.container).catch(() => undefined);
+      identity.release();
       throw error;
     }
     return new PooledSession(
       {
-        config: this.config,
+        config: identity.config,
         launched,
         relaunch: launch,
         // Only handed-out sessions are in `sessions`; an idle one the pool discards frees its own slot.
         onDestroyed: (ended) => {
+          identity.release();
           if (this.sessions.delete(ended)) this.pool.release();
         },
         ...(this.logger ? { logger: this.logger } : {}),

@@ -33,7 +33,10 @@ describe.each(["docker", "gvisor"] as const)("a sandbox session (backend %s)", (
     expect(version.stdout).toMatch(/^Python 3\.11\./);
 
     const id = await session.execute("id");
-    expect(id.stdout).toContain("uid=65534");
+    // Its own uid from userRange (the gid the same), as the container was created with.
+    const uid = session.config.user?.split(":")[0];
+    expect(Number(uid)).toBeGreaterThanOrEqual(0x7000_0000);
+    expect(id.stdout).toContain(`uid=${uid} gid=${uid}`);
     expect(id.stdout).not.toMatch(/uid=0\b/);
 
     const touch = await session.execute("touch /usr/hello");

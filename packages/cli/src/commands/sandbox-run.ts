@@ -9,7 +9,7 @@ import { createProgress } from "../terminal/progress.ts";
 export const sandboxRunHelp = `Usage: codeaction sandbox run FILE.py [options]
 
 Runs one Python program in a fresh sandbox container, the way code-action runs a model's program
-(python3 -I, as user 65534, read-only system, /workspace writable), then removes the container.
+(python3 -I, as a uid of its own, read-only system, /workspace writable), then removes the container.
 Prints the program's stdout and stderr (escape sequences shown as text) and a status line on stderr:
 the exit code, and whether it timed out or ran out of memory. Exits 0 when the program exited 0,
 else 1.
