@@ -1,4 +1,4 @@
-// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,throughput,samples` for some
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,throughput,samples,desk` for some
 // sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { connectDocker } from "@codeaction/sandbox";
 import { measureCliAsk } from "./cli-ask.ts";
 import { measureColdPath } from "./cold-path.ts";
+import { type DeskSample, measureDesk } from "./desk.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { describeMachine } from "./machine.ts";
 import { measureSamples } from "./samples.ts";
@@ -35,6 +36,7 @@ const plan = quick
       samplesRounds: 2,
       cliRounds: 2,
       idleRounds: 1,
+      deskRounds: 1,
     }
   : {
       turnRounds: 20,
@@ -48,6 +50,7 @@ const plan = quick
       samplesRounds: 10,
       cliRounds: 8,
       idleRounds: 3,
+      deskRounds: 3,
     };
 const poolSize = 2;
 
@@ -334,6 +337,54 @@ if (wanted("samples")) {
     met: slowest.p50 < 1.3,
     note: "near 1 when the samples run at once; near 2 when one waits for the other",
   });
+}
+
+if (wanted("desk")) {
+  const section = "analyst's desk: 1,000,000-row CSV (runc)";
+  const samples = await measureDesk({ rounds: plan.deskRounds, rows: 1_000_000, onProgress: progress });
+  const size = `${(samples.fileBytes / 1e6).toFixed(0)} MB, pandas read_csv + Q3 group-by`;
+  const wall = (list: DeskSample[]) => list.map((sample) => sample.wallMs);
+  const mebibytes = (list: DeskSample[], key: "programPeakKiB" | "hostPeakKiB") =>
+    list.map((sample) => sample[key] / 1024);
+  const ask = figure(
+    section,
+    "(j) codeaction ask --data --csv, replayed pandas program: wall",
+    wall(samples.ask),
+    "ms",
+    size,
+  );
+  const dockerRun = figure(
+    section,
+    "(k) plain docker run of the data image, same program: wall",
+    wall(samples.dockerRun),
+  );
+  const host = figure(
+    section,
+    "(l) python3 + pandas on the host, same program (the floor): wall",
+    wall(samples.host),
+  );
+  ratio(section, "(j)/(l) at p50", ask.p50 / host.p50, { text: "<= 2", met: ask.p50 / host.p50 <= 2 });
+  ratio(section, "(j)/(k) at p50", ask.p50 / dockerRun.p50, undefined, "our cost over a bare container");
+  const askProgram = figure(
+    section,
+    "(j) pandas process peak RSS, in the sandbox",
+    mebibytes(samples.ask, "programPeakKiB"),
+    "MiB",
+  );
+  const hostProgram = figure(
+    section,
+    "(l) pandas process peak RSS, on the host",
+    mebibytes(samples.host, "programPeakKiB"),
+    "MiB",
+  );
+  ratio(section, "(j)/(l) pandas peak RSS at p50", askProgram.p50 / hostProgram.p50);
+  figure(
+    section,
+    "(j) codeaction CLI process peak RSS (host)",
+    mebibytes(samples.ask, "hostPeakKiB"),
+    "MiB",
+    "the file streams through it into the container",
+  );
 }
 
 const durationSeconds = Math.round((performance.now() - began) / 1000);

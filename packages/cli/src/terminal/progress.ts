@@ -34,6 +34,8 @@ export function createProgress(options: {
   let frame = 0;
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
+  /** A count continues its step: the elapsed time keeps running from the step's start. */
+  let counting = false;
 
   const render = () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -58,7 +60,7 @@ export function createProgress(options: {
         lastPlain = text;
         return;
       }
-      if (text !== current) started = performance.now();
+      if (text !== current && !counting) started = performance.now();
       current = text;
       if (!timer) {
         timer = setInterval(render, 80);
@@ -67,7 +69,10 @@ export function createProgress(options: {
       render();
     },
     count(text) {
-      if (interactive && !options.quiet) progress.update(text);
+      if (!interactive || options.quiet) return;
+      counting = true;
+      progress.update(text);
+      counting = false;
     },
     note(text) {
       const running = timer !== undefined;
