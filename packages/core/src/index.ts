@@ -33,7 +33,7 @@ export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-e
 export { ToolInputError } from "./errors/tool-input-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
-export { connectServers } from "./mcp/connect.ts";
+export { connectServers } from "./mcp/on-demand.ts";
 export type { ChatModelRunnable } from "./model.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";

@@ -2,7 +2,6 @@ import type { BaseLanguageModelInput } from "@langchain/core/language_models/bas
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseMessage } from "@langchain/core/messages";
 import { Runnable, RunnableBinding, RunnableRetry, RunnableWithFallbacks } from "@langchain/core/runnables";
-import { ChatOpenAI } from "@langchain/openai";
 import { ConfigError } from "./errors/config-error.ts";
 import { modelProviders } from "./model-providers.ts";
 
@@ -91,7 +90,7 @@ export async function loadModel(
 ): Promise<ChatModelRunnable> {
   if (typeof model !== "string") return model as ChatModelRunnable;
   const { provider, name } = splitModelString(model);
-  if (provider === "openai") return resolveModel(model, environment) as ChatModelRunnable;
+  if (provider === "openai") return (await openAiModel(model, name, environment)) as ChatModelRunnable;
   const entry = modelProviders[provider];
   if (!entry) {
     throw new ConfigError({
@@ -146,20 +145,15 @@ function splitModelString(model: string): { provider: string; name: string } {
 }
 
 /**
- * The synchronous form for instances and "openai:<model>" strings (other providers need
- * `loadModel`, which loads their package). Honours OPENAI_BASE_URL.
+ * "openai:<model>": OPENAI_API_KEY is required and OPENAI_BASE_URL honoured. @langchain/openai is
+ * loaded only here, so a process that never asks for it (a replayed model, another provider) does
+ * not pay for loading it.
  */
-export function resolveModel(
-  model: string | BaseChatModel,
-  environment: NodeJS.ProcessEnv = process.env,
-): BaseChatModel {
-  if (typeof model !== "string") return model;
-  const { provider, name } = splitModelString(model);
-  if (provider !== "openai") {
-    throw new ConfigError({
-      message: `model provider ${JSON.stringify(provider)} is loaded on demand: use loadModel (buildAgent does), or pass a @langchain/core chat model instance.`,
-    });
-  }
+async function openAiModel(
+  model: string,
+  name: string,
+  environment: NodeJS.ProcessEnv,
+): Promise<BaseChatModel> {
   const apiKey = environment.OPENAI_API_KEY?.trim();
   if (!apiKey) {
     throw new ConfigError({
@@ -167,6 +161,7 @@ export function resolveModel(
     });
   }
   const baseURL = environment.OPENAI_BASE_URL?.trim();
+  const { ChatOpenAI } = await import("@langchain/openai");
   return new ChatOpenAI({
     model: name,
     apiKey,
