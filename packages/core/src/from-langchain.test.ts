@@ -1,7 +1,6 @@
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ConfigError } from "./errors/config-error.ts";
 import { ToolInputError } from "./errors/tool-input-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 
@@ -42,30 +41,5 @@ describe("fromLangChainTool", () => {
     expect((refused as Error).message).toMatch(
       /^Invalid input for tool 'search-orders': query: .+\. Call it again with arguments that match its schema\.$/,
     );
-  });
-});
-
-describe("dates and bigints in a tool's input", () => {
-  it("are refused at build time, naming the tool, each field and the fix", () => {
-    const orders = tool(async () => [], {
-      name: "orders_since",
-      description: "Orders since a day.",
-      schema: z.object({
-        window: z.object({ since: z.date(), until: z.coerce.date().optional() }),
-        ids: z.array(z.bigint()),
-      }),
-    });
-    let error: unknown;
-    try {
-      fromLangChainTool(orders);
-    } catch (thrown) {
-      error = thrown;
-    }
-    expect(ConfigError.isInstance(error)).toBe(true);
-    const message = (error as Error).message;
-    expect(message).toMatch(/^The tool 'orders_since' has an argument a program cannot send: /);
-    expect(message).toContain("'window.since' is a z.date() (use z.iso.datetime() or z.iso.date()");
-    expect(message).toContain("'window.until' is a z.date()");
-    expect(message).toContain("'ids[]' is a z.bigint() (use z.number().int()");
   });
 });

@@ -1,29 +1,32 @@
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { toJsonSchema } from "@langchain/core/utils/json_schema";
-import { interopSafeParseAsync, isInteropZodSchema } from "@langchain/core/utils/types";
+import { interopSafeParseAsync, isInteropZodSchema, isZodSchemaV4 } from "@langchain/core/utils/types";
 import { z } from "zod";
 import { ConfigError } from "./errors/config-error.ts";
 import { ToolInputError } from "./errors/tool-input-error.ts";
+import { hasValueMarkers, reviveInputValues, valueMarker, withoutValueMarkers } from "./tool-input-values.ts";
 import type { JsonSchema, ToolSpec } from "./tool-spec.ts";
 
 /**
- * A LangChain tool (zod or JSON schema) as a ToolSpec. `invoke` validates the arguments with the
- * tool's own zod schema first, so a bad call fails with the schema's message, and returns what the
+ * A LangChain tool (zod or JSON schema) as a ToolSpec. `invoke` turns ISO strings and digits back
+ * into the Dates and bigints the schema wants (tool-input-values.ts), then validates the arguments
+ * with the tool's own zod schema, so a bad call fails with the schema's message, and returns what the
  * tool returns (a ToolMessage's or a content array's text when the tool returns those).
  */
 export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"): ToolSpec {
   const schema = tool.schema as unknown;
-  const inputSchema = inputSchemaOf(tool.name, schema);
+  const markedSchema = stripSchemaNoise(inputSchemaOf(tool.name, schema));
+  const revives = hasValueMarkers(markedSchema);
   return {
     name: tool.name,
     description: tool.description ?? "",
-    inputSchema: stripSchemaNoise(inputSchema),
+    inputSchema: revives ? withoutValueMarkers(markedSchema) : markedSchema,
     origin,
     tracesItself: true,
     async invoke(args, context) {
-      let validated: unknown = args;
+      let validated: unknown = revives ? reviveInputValues(tool.name, markedSchema, args) : args;
       if (isInteropZodSchema(schema)) {
-        const parsed = await interopSafeParseAsync(schema, args);
+        const parsed = await interopSafeParseAsync(schema, validated);
         if (!parsed.success)
           throw new ToolInputError({
             tool: tool.name,
@@ -43,54 +46,58 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
 }
 
 /**
- * The tool's input as a JSON schema. io "input": a field with a default is optional for the caller
- * (zod's output view makes it required). Dates and bigints have no JSON form a program could send
- * and zod would accept, so they are refused here, naming the tool and the field and the fix.
+ * The tool's input as a JSON schema, with dates and bigints marked for `reviveInputValues`.
+ * io "input": a field with a default is optional for the caller (zod's output view makes it
+ * required). A zod 4 schema is converted by zod itself, so `z.looseObject` and `.passthrough()`
+ * keep `additionalProperties` (their extra keys are allowed) and plain objects stay closed. Types
+ * a program cannot send (a Map, a Set, a symbol, a function, z.custom) are refused here, naming
+ * the tool, each field and the fix.
  */
 function inputSchemaOf(toolName: string, schema: unknown): JsonSchema {
-  try {
-    return toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], { io: "input" }) as JsonSchema;
-  } catch (error) {
-    const fields = isInteropZodSchema(schema) ? unrepresentableFields(schema) : [];
-    const named = fields
-      .map(({ field, type }) =>
-        type === "date"
-          ? `'${field}' is a z.date() (use z.iso.datetime() or z.iso.date(): an ISO string, and convert it in the tool)`
-          : `'${field}' is a z.bigint() (use z.number().int(), or z.string() of digits for numbers past 2^53)`,
-      )
-      .join("; ");
-    throw new ConfigError({
-      message: `The tool '${toolName}' has an argument a program cannot send: ${named || (error as Error).message}. Change its schema.`,
-      cause: error,
-    });
+  if (!isZodSchemaV4(schema)) {
+    try {
+      return toJsonSchema(schema as Parameters<typeof toJsonSchema>[0], { io: "input" }) as JsonSchema;
+    } catch (error) {
+      throw new ConfigError({
+        message: `The tool '${toolName}' has an argument a program cannot send: ${(error as Error).message}. Change its schema.`,
+        cause: error,
+      });
+    }
   }
+  const refused: string[] = [];
+  const converted = z.toJSONSchema(schema as z.ZodType, {
+    io: "input",
+    unrepresentable: "any",
+    override: (context) => {
+      const type = (context.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type ?? "";
+      const json = context.jsonSchema as JsonSchema;
+      if (type === "date")
+        Object.assign(json, { type: "string", format: "date-time", [valueMarker]: "date" });
+      else if (type === "bigint") Object.assign(json, { type: "integer", [valueMarker]: "bigint" });
+      else if (unsendableTypes.has(type)) refused.push(`'${fieldPath(context)}' is a z.${type}()`);
+    },
+  });
+  if (refused.length > 0)
+    throw new ConfigError({
+      message:
+        `The tool '${toolName}' has an argument a program cannot send: ${refused.join("; ")}. ` +
+        "Change its schema to JSON types (objects, arrays, strings, numbers, booleans; dates and bigints work too).",
+    });
+  return converted as JsonSchema;
 }
 
-/** The fields (dotted paths, `[]` for array items) whose zod type is a date or a bigint. */
-function unrepresentableFields(schema: unknown): { field: string; type: string }[] {
-  const found: { field: string; type: string }[] = [];
-  try {
-    z.toJSONSchema(schema as z.ZodType, {
-      io: "input",
-      unrepresentable: "any",
-      override: (context) => {
-        const type = (context.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type;
-        if (type !== "date" && type !== "bigint") return;
-        const path = (context as { path?: (string | number)[] }).path ?? [];
-        const field = path
-          .map((part, index) =>
-            path[index - 1] === "properties" ? String(part) : part === "items" ? "[]" : "",
-          )
-          .filter(Boolean)
-          .join(".")
-          .replace(/\.\[\]/g, "[]");
-        found.push({ field, type });
-      },
-    });
-  } catch {
-    // a zod 3 schema, or one this walk cannot read: the caller names the tool without the field
-  }
-  return found;
+/** zod types with no JSON form a program could send. */
+const unsendableTypes = new Set(["map", "set", "symbol", "function", "custom", "promise", "nan", "void"]);
+
+/** The field a schema node describes, as a dotted path (`[]` for array items). */
+function fieldPath(context: unknown): string {
+  const path = (context as { path?: (string | number)[] }).path ?? [];
+  const field = path
+    .map((part, index) => (path[index - 1] === "properties" ? String(part) : part === "items" ? "[]" : ""))
+    .filter(Boolean)
+    .join(".")
+    .replace(/\.\[\]/g, "[]");
+  return field || "the argument";
 }
 
 function stripSchemaNoise(schema: JsonSchema): JsonSchema {

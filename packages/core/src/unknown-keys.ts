@@ -40,7 +40,7 @@ type Walk = { root: JsonSchema; found: UnknownKey[] };
 
 function walk(state: Walk, schemas: JsonSchema[], value: unknown, path: string, depth: number): void {
   if (depth > maxDepth || state.found.length >= maxIssues) return;
-  const variants = schemas.flatMap((schema) => expand(state.root, schema, 0));
+  const variants = schemas.flatMap((schema) => schemaAlternatives(state.root, schema));
   if (variants.length === 0 || variants.some((variant) => variant === undefined)) return;
   const known = variants as JsonSchema[];
   if (Array.isArray(value)) {
@@ -74,9 +74,16 @@ function walk(state: Walk, schemas: JsonSchema[], value: unknown, path: string, 
 }
 
 /**
- * A schema's alternatives, flattened: anyOf/oneOf variants, allOf parts merged, `$ref`s resolved.
- * `undefined` stands for "anything goes" (a schema this walk cannot follow).
+ * A schema's alternatives, flattened: anyOf/oneOf variants, allOf parts merged, `$ref`s resolved
+ * against `root`. `undefined` stands for "anything goes" (a schema this walk cannot follow).
  */
+export function schemaAlternatives(
+  root: JsonSchema,
+  schema: JsonSchema | boolean,
+): (JsonSchema | undefined)[] {
+  return expand(root, schema, 0);
+}
+
 function expand(root: JsonSchema, schema: JsonSchema | boolean, depth: number): (JsonSchema | undefined)[] {
   if (typeof schema !== "object" || schema === null || depth > 16) return [undefined];
   if (typeof schema.$ref === "string") {
@@ -109,7 +116,7 @@ function resolveReference(root: JsonSchema, reference: string): JsonSchema | und
 }
 
 /** The variants a `const` (or one-value enum) discriminator in `value` selects; else all of them. */
-function pickVariants(variants: JsonSchema[], value: Record<string, unknown>): JsonSchema[] {
+export function pickVariants(variants: JsonSchema[], value: Record<string, unknown>): JsonSchema[] {
   if (variants.length < 2) return variants;
   const matching = variants.filter((variant) =>
     Object.entries(variant.properties ?? {}).every(([key, property]) => {

@@ -15,7 +15,8 @@ import os as _os
 import secrets as _secrets
 import stat as _stat
 import threading as _threading
-from typing import Any, Literal  # noqa: F401  (used by the generated stubs)
+import datetime  # noqa: F401  (used by the generated stubs)
+from typing import Any, Literal, NotRequired, TypedDict  # noqa: F401  (used by the generated stubs)
 
 
 class ToolError(Exception):
@@ -41,10 +42,27 @@ def _jsonable(value):
     for method in ("tolist", "item", "isoformat"):
         convert = getattr(value, method, None)
         if callable(convert):
-            return convert()
+            return _exact_ints(convert())
     if isinstance(value, (set, frozenset)):
-        return list(value)
+        return _exact_ints(list(value))
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+_SAFE_INTEGER = 2**53 - 1
+
+
+def _exact_ints(value):
+    """Ints past 2^53 as strings of their digits: a JSON number that large is rounded on the host.
+
+    A bigint argument turns the digits back into the exact number (see tool-input-values.ts).
+    """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value) if abs(value) > _SAFE_INTEGER else value
+    if isinstance(value, dict):
+        return {key: _exact_ints(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_exact_ints(item) for item in value]
+    return value
 
 
 _TAG = "\u0000codeaction"
@@ -97,11 +115,11 @@ class _Bridge:
         request_id = _secrets.token_hex(12)
         try:
             payload = _json.dumps(
-                {"id": request_id, "tool": tool, "args": arguments},
+                {"id": request_id, "tool": tool, "args": _exact_ints(arguments)},
                 allow_nan=False,
                 default=_jsonable,
             ).encode()
-        except (TypeError, ValueError) as error:
+        except (TypeError, ValueError, RecursionError) as error:
             raise ToolError(f"the arguments for {tool} cannot be sent as JSON: {error}") from None
         waiter = _Waiter()
         with self.lock:

@@ -19,7 +19,8 @@ const reservedFunctionNames = new Set([
   ...(
     "Any Literal ToolError ToolDenied ToolCallLimitExceeded print input open len list dict str int float " +
     "bool set tuple type range sum min max sorted round abs map filter zip enumerate object isinstance repr " +
-    "format iter next any all id hash help vars exec eval compile globals locals super bytes Exception json decimal"
+    "format iter next any all id hash help vars exec eval compile globals locals super bytes Exception json decimal " +
+    "datetime TypedDict NotRequired"
   ).split(" "),
 ]);
 
@@ -73,8 +74,21 @@ export function pythonLiteral(value: unknown): string {
   return JSON.stringify(String(value));
 }
 
+/**
+ * Which way a value goes: a program's argument ("input") may be a `datetime` where the schema wants
+ * a date-time string (the stubs send its ISO form); a tool's answer ("output") is the string itself.
+ */
+export type Direction = "input" | "output";
+
+/** Python types a program may pass for a string of these formats (sent as their `isoformat()`). */
+const dateFormats: Record<string, string> = {
+  "date-time": "datetime.datetime | str",
+  date: "datetime.date | str",
+  time: "datetime.time | str",
+};
+
 /** The Python type annotation for a JSON schema. */
-export function pythonType(schema: JsonSchema | undefined): string {
+export function pythonType(schema: JsonSchema | undefined, direction: Direction = "input"): string {
   if (!schema || typeof schema !== "object") return "Any";
   if (schema.const !== undefined) return `Literal[${pythonLiteral(schema.const)}]`;
   if (Array.isArray(schema.enum) && schema.enum.length > 0) {
@@ -84,14 +98,15 @@ export function pythonType(schema: JsonSchema | undefined): string {
     return nullable && literals.length > 0 ? `${literal} | None` : literal;
   }
   const union = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(union) && union.length > 0) return joinUnion(union.map(pythonType));
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return pythonType(schema.allOf[0]);
+  if (Array.isArray(union) && union.length > 0)
+    return joinUnion(union.map((variant) => pythonType(variant, direction)));
+  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return pythonType(schema.allOf[0], direction);
   if (Array.isArray(schema.type)) {
-    return joinUnion(schema.type.map((type) => pythonType({ ...schema, type })));
+    return joinUnion(schema.type.map((type) => pythonType({ ...schema, type }, direction)));
   }
   switch (schema.type) {
     case "string":
-      return "str";
+      return (direction === "input" && dateFormats[String(schema.format)]) || "str";
     case "integer":
       return "int";
     case "number":
@@ -102,13 +117,13 @@ export function pythonType(schema: JsonSchema | undefined): string {
       return "None";
     case "array": {
       const items = Array.isArray(schema.items) ? undefined : schema.items;
-      return `list[${pythonType(items)}]`;
+      return `list[${pythonType(items, direction)}]`;
     }
     case "object": {
       const additional = schema.additionalProperties;
       const valueType =
         typeof additional === "object" && additional !== null && !schema.properties
-          ? pythonType(additional)
+          ? pythonType(additional, direction)
           : "Any";
       return `dict[str, ${valueType}]`;
     }
@@ -184,18 +199,23 @@ function discriminatorOf(variants: JsonSchema[]): string | undefined {
 }
 
 /** Lines describing a schema's nested fields and union variants, for the docstring. */
-function describeFields(schema: JsonSchema | undefined, indent: string, depth: number): string[] {
+function describeFields(
+  schema: JsonSchema | undefined,
+  indent: string,
+  depth: number,
+  direction: Direction = "input",
+): string[] {
   if (!schema || depth > 4) return [];
   const target = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
   if (!target) return [];
   const variants = objectVariants(target);
-  if (variants) return describeVariants(variants, indent, depth);
+  if (variants) return describeVariants(variants, indent, depth, direction);
   if (!target.properties) return [];
   const required = new Set(target.required ?? []);
   const lines: string[] = [];
   for (const [name, property] of Object.entries(target.properties)) {
     const flags = [
-      pythonType(property),
+      pythonType(property, direction),
       required.has(name) ? undefined : "optional",
       ...constraintsOf(property),
     ]
@@ -205,12 +225,17 @@ function describeFields(schema: JsonSchema | undefined, indent: string, depth: n
       .filter(Boolean)
       .join(" ");
     lines.push(`${indent}${name} (${flags})${notes ? `: ${notes}` : ""}`);
-    lines.push(...describeFields(property, `${indent}    `, depth + 1));
+    lines.push(...describeFields(property, `${indent}    `, depth + 1, direction));
   }
   return lines;
 }
 
-function describeVariants(variants: JsonSchema[], indent: string, depth: number): string[] {
+function describeVariants(
+  variants: JsonSchema[],
+  indent: string,
+  depth: number,
+  direction: Direction,
+): string[] {
   const discriminator = discriminatorOf(variants);
   const lines = [`${indent}One of${discriminator ? ` (told apart by "${discriminator}")` : ""}:`];
   variants.forEach((variant, index) => {
@@ -219,7 +244,7 @@ function describeVariants(variants: JsonSchema[], indent: string, depth: number)
     const label = discriminator ? `${discriminator}=${pythonLiteral(value)}` : `variant ${index + 1}`;
     const about = variant.description ? `: ${sentence(variant.description)}` : "";
     lines.push(`${indent}    ${label}${about}`);
-    lines.push(...describeFields(variant, `${indent}        `, depth + 1));
+    lines.push(...describeFields(variant, `${indent}        `, depth + 1, direction));
   });
   return lines;
 }
@@ -319,8 +344,8 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
   if (tool.outputSchema) {
     lines.push("", "Returns:");
     const what = tool.outputSchema.description ? `: ${sentence(tool.outputSchema.description)}` : "";
-    lines.push(`    ${pythonType(tool.outputSchema)}${what}`);
-    lines.push(...describeFields(tool.outputSchema, "        ", 0));
+    lines.push(`    ${pythonType(tool.outputSchema, "output")}${what}`);
+    lines.push(...describeFields(tool.outputSchema, "        ", 0, "output"));
   }
   lines.push(
     "",
@@ -333,7 +358,7 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
 
 function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
   const parameters = parametersOf(tool.inputSchema ?? {});
-  const returnType = tool.outputSchema ? pythonType(tool.outputSchema) : "Any";
+  const returnType = tool.outputSchema ? pythonType(tool.outputSchema, "output") : "Any";
   const parameterList = parameters.map((parameter) =>
     parameter.defaultLiteral === undefined
       ? `${parameter.pythonName}: ${parameter.annotation}`
@@ -393,7 +418,8 @@ export function renderStubsModule(tools: ToolSpec[]): string {
   ];
   return [
     "# Tool stubs made by @codeaction/core from the tools' JSON schemas.",
-    "from typing import Any, Literal",
+    "import datetime",
+    "from typing import Any, Literal, NotRequired, TypedDict",
     "",
     ...stubs.map((stub) => `${stub.source}\n`),
     `__all__ = [${names.map((name) => JSON.stringify(name)).join(", ")}]`,
