@@ -2,13 +2,14 @@ import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { z } from "zod";
 
 // LangChain tools as their authors would write them, for the stub-coverage measure: unions and
-// discriminated unions, nested objects, enums, defaults, constraints and formats.
+// discriminated unions, nested objects, enums, defaults, constraints, formats, dates, bigints and
+// objects that allow extra keys. `run` is what every tool does when called (nothing, by default).
 
 const noop = async () => null;
 
-export function realisticTools(): StructuredToolInterface[] {
+export function realisticTools(run: (input: unknown) => Promise<unknown> = noop): StructuredToolInterface[] {
   return [
-    tool(noop, {
+    tool(run, {
       name: "search_orders",
       description: "Search orders",
       schema: z.object({
@@ -26,7 +27,7 @@ export function realisticTools(): StructuredToolInterface[] {
         limit: z.number().int().min(1).max(100).default(20).describe("Max rows"),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "create_invoice",
       description: "Create an invoice for a customer.",
       schema: z.object({
@@ -52,7 +53,7 @@ export function realisticTools(): StructuredToolInterface[] {
         currency: z.enum(["EUR", "USD", "GBP"]).default("EUR"),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "send_email",
       description: "Send an email.",
       schema: z.object({
@@ -62,7 +63,7 @@ export function realisticTools(): StructuredToolInterface[] {
         replyTo: z.email().optional(),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "schedule_meeting",
       description: "Book a meeting room.",
       schema: z.object({
@@ -72,7 +73,7 @@ export function realisticTools(): StructuredToolInterface[] {
         room: z.union([z.literal("any"), z.string().regex(/^R\d{3}$/)]).default("any"),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "geocode",
       description: "Coordinates of a place.",
       schema: z.object({
@@ -82,7 +83,7 @@ export function realisticTools(): StructuredToolInterface[] {
         ]),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "query_metrics",
       description: "Time series of a metric.",
       schema: z.object({
@@ -92,7 +93,7 @@ export function realisticTools(): StructuredToolInterface[] {
         tags: z.record(z.string(), z.string()).optional().describe("Exact tag matches"),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "update_ticket",
       description: "Change a support ticket.",
       schema: z.object({
@@ -102,7 +103,7 @@ export function realisticTools(): StructuredToolInterface[] {
         comment: z.object({ text: z.string().min(1), public: z.boolean().default(false) }).optional(),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "convert_currency",
       description: "Convert an amount.",
       schema: z.object({
@@ -111,7 +112,7 @@ export function realisticTools(): StructuredToolInterface[] {
         to: z.string().length(3).describe("ISO 4217 code"),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "list_files",
       description: "List files under a folder.",
       schema: z.object({
@@ -124,7 +125,7 @@ export function realisticTools(): StructuredToolInterface[] {
           .default(["files"]),
       }),
     }),
-    tool(noop, {
+    tool(run, {
       name: "run_report",
       description: "Run a saved report.",
       schema: z.object({
@@ -134,6 +135,21 @@ export function realisticTools(): StructuredToolInterface[] {
           .array(z.object({ name: z.string(), value: z.union([z.string(), z.number(), z.boolean()]) }))
           .max(20)
           .optional(),
+      }),
+    }),
+    tool(run, {
+      name: "book_shipment",
+      description: "Book a parcel pickup.",
+      schema: z.object({
+        pickupAt: z.date().describe("When the courier collects"),
+        trackingNumber: z.bigint().optional().describe("The carrier's 20-digit number, if known"),
+        destination: z.union([
+          z.object({ locker: z.string().length(6).describe("Parcel locker code") }),
+          z.object({ street: z.string(), city: z.string(), postcode: z.string().max(10) }),
+        ]),
+        labels: z
+          .looseObject({ reference: z.string().optional() })
+          .describe("Free-form labels for your records"),
       }),
     }),
   ];

@@ -1,10 +1,8 @@
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { connectServers, fromLangChainTool, readReplyProgram, type ToolSpec } from "@codeaction/core";
-import { parseServerCommand, renderStubSignatures } from "@codeaction/core/internal";
+import { readFile, writeFile } from "node:fs/promises";
+import { fromLangChainTool, readReplyProgram, type ToolSpec } from "@codeaction/core";
+import { renderStubSignatures } from "@codeaction/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { filesystemServer, memoryServer } from "./reference-servers.ts";
+import { connectMemoryAndFilesystem } from "./reference-servers.ts";
 import { realisticTools } from "./stub-corpus.ts";
 
 // The measure of issue 16: for a corpus of realistic tool schemas (two reference MCP servers from
@@ -110,20 +108,14 @@ const messyReplies: [string, string][] = [
   ["a block cut off at the length limit", "```python\nprint('RESULT: 1')\n"],
 ];
 
-let servers: Awaited<ReturnType<typeof connectServers>> | undefined;
-let scratch = "";
+let servers: Awaited<ReturnType<typeof connectMemoryAndFilesystem>> | undefined;
 
 beforeAll(async () => {
-  scratch = await mkdtemp(join(tmpdir(), "stub-coverage-"));
-  servers = await connectServers({
-    memory: parseServerCommand(memoryServer(join(scratch, "memory.jsonl"))),
-    filesystem: parseServerCommand(filesystemServer(scratch)),
-  });
+  servers = await connectMemoryAndFilesystem();
 }, 60_000);
 
 afterAll(async () => {
   await servers?.close();
-  await rm(scratch, { recursive: true, force: true });
 });
 
 describe("every schema field is visible in the stubs; no container for a reply with no program", {

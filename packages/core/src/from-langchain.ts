@@ -17,10 +17,12 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
   const schema = tool.schema as unknown;
   const markedSchema = stripSchemaNoise(inputSchemaOf(tool.name, schema));
   const revives = hasValueMarkers(markedSchema);
+  const outputSchema = outputSchemaOf(tool);
   return {
     name: tool.name,
     description: tool.description ?? "",
     inputSchema: revives ? withoutValueMarkers(markedSchema) : markedSchema,
+    ...(outputSchema ? { outputSchema } : {}),
     origin,
     tracesItself: true,
     async invoke(args, context) {
@@ -98,6 +100,37 @@ function fieldPath(context: unknown): string {
     .join(".")
     .replace(/\.\[\]/g, "[]");
   return field || "the argument";
+}
+
+/**
+ * What the tool says it returns: `metadata.outputSchema`, a zod schema or a JSON schema (LangChain
+ * has no field of its own for it). The stub's return type and its `Returns:` section come from it.
+ */
+function outputSchemaOf(tool: StructuredToolInterface): JsonSchema | undefined {
+  const declared = (tool as { metadata?: { outputSchema?: unknown } }).metadata?.outputSchema;
+  if (declared === undefined || declared === null) return undefined;
+  try {
+    const converted = isZodSchemaV4(declared)
+      ? z.toJSONSchema(declared as z.ZodType, {
+          io: "output",
+          unrepresentable: "any",
+          // As the value mapping passes them on (tool-value.ts): a Date as its ISO string, a bigint as an int.
+          override: (context) => {
+            const type = (context.zodSchema as { _zod?: { def?: { type?: string } } })._zod?.def?.type;
+            if (type === "date") Object.assign(context.jsonSchema, { type: "string", format: "date-time" });
+            if (type === "bigint") Object.assign(context.jsonSchema, { type: "integer" });
+          },
+        })
+      : toJsonSchema(declared as Parameters<typeof toJsonSchema>[0]);
+    if (typeof converted !== "object" || converted === null || Array.isArray(converted))
+      throw new TypeError("not an object");
+    return stripSchemaNoise(converted as JsonSchema);
+  } catch (error) {
+    throw new ConfigError({
+      message: `The tool '${tool.name}' has a metadata.outputSchema that is neither a zod schema nor a JSON schema (${(error as Error).message}). Give one of those, or leave it out.`,
+      cause: error,
+    });
+  }
 }
 
 function stripSchemaNoise(schema: JsonSchema): JsonSchema {

@@ -1,7 +1,8 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ToolSpec } from "../tool-spec.ts";
-import { buildStubs, pythonType, renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+import { buildStubs, renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+import { pythonType } from "./python-types.ts";
 
 function tool(name: string, inputSchema: ToolSpec["inputSchema"], extra: Partial<ToolSpec> = {}): ToolSpec {
   return {
@@ -149,6 +150,109 @@ describe("python stubs", { timeout: 60_000 }, () => {
     expect(output).toContain('Second paragraph with a """quote""" and a \\ backslash.');
   });
 
+  it("renders unions of objects as one TypedDict per variant, valid Python that the call sends as dicts", () => {
+    const circle = {
+      type: "object",
+      description: "A circle.",
+      properties: {
+        kind: { type: "string", const: "circle" },
+        r: { type: "number", exclusiveMinimum: 0, description: "Radius in cm" },
+        style: {
+          type: "object",
+          properties: { color: { type: "string" }, width: { type: "integer", minimum: 1 } },
+          required: ["color"],
+        },
+      },
+      required: ["kind", "r"],
+    };
+    const rect = {
+      type: "object",
+      properties: {
+        kind: { type: "string", const: "rect" },
+        w: { type: "number" },
+        "corner-radius": { type: "number", default: 0 },
+      },
+      required: ["kind", "w"],
+    };
+    const tools = [
+      tool("draw", {
+        type: "object",
+        properties: {
+          shape: { oneOf: [circle, rect], description: "What to draw" },
+          layers: {
+            type: "array",
+            items: {
+              anyOf: [{ type: "object", properties: { text: { type: "string" } } }, { type: "null" }],
+            },
+          },
+          filter: {
+            type: "object",
+            properties: {
+              op: {
+                anyOf: [
+                  { type: "object", properties: { eq: { type: "string" } }, required: ["eq"] },
+                  { type: "object", properties: { in: { type: "array", items: { type: "string" } } } },
+                ],
+              },
+            },
+          },
+        },
+        required: ["shape"],
+      }),
+    ];
+    const [stub] = buildStubs(tools);
+    expect(stub?.typeNames).toEqual([
+      "DrawShapeCircleStyle",
+      "DrawShapeCircle",
+      "DrawShapeRect",
+      "DrawLayersVariant1",
+      "DrawFilterOpVariant1",
+      "DrawFilterOpVariant2",
+    ]);
+    const signature = stub?.signature ?? "";
+    expect(signature).toContain(
+      [
+        "class DrawShapeCircle(TypedDict):",
+        "    # A circle.",
+        '    kind: Literal["circle"]',
+        "    r: float  # Radius in cm. Constraints: > 0.",
+        "    style: NotRequired[DrawShapeCircleStyle]",
+      ].join("\n"),
+    );
+    expect(signature).toContain(
+      [
+        'DrawShapeRect = TypedDict("DrawShapeRect", {',
+        '    "kind": Literal["rect"],',
+        '    "w": float,',
+        '    "corner-radius": NotRequired[float],  # Defaults to 0.',
+        "})",
+      ].join("\n"),
+    );
+    expect(signature).toContain(
+      "def draw(*, shape: DrawShapeCircle | DrawShapeRect, layers: list[DrawLayersVariant1 | None] | None = None, filter: dict[str, Any] | None = None) -> Any:",
+    );
+    expect(signature).toContain(
+      'shape: What to draw. A dict shaped as one of: DrawShapeCircle, DrawShapeRect (told apart by "kind"). Required.',
+    );
+    expect(signature).toContain("op (DrawFilterOpVariant1 | DrawFilterOpVariant2, optional)");
+    expect(signature).toContain("layers: Each item a dict shaped as DrawLayersVariant1 (or None).");
+    expect(signature).not.toContain("One of");
+    const output = callInPython(
+      tools,
+      [
+        "import typing",
+        "keys = {name: sorted(globals()[name].__required_keys__) for name in ['DrawShapeCircle', 'DrawShapeRect']}",
+        "sent = draw(shape=DrawShapeCircle(kind='circle', r=2.0), filter={'op': DrawFilterOpVariant2(**{'in': ['a']})})",
+        "print(json.dumps([keys, typing.get_type_hints(draw)['shape'] == (DrawShapeCircle | DrawShapeRect), sent]))",
+      ].join("\n"),
+    );
+    expect(JSON.parse(output)).toEqual([
+      { DrawShapeCircle: ["kind", "r"], DrawShapeRect: ["kind", "w"] },
+      true,
+      { tool: "draw", args: { shape: { kind: "circle", r: 2 }, filter: { op: { in: ["a"] } } } },
+    ]);
+  });
+
   it("does not let a tool shadow print or the bridge's exceptions", () => {
     const tools = [tool("print", { type: "object", properties: {} }), tool("ToolError", { type: "object" })];
     expect(buildStubs(tools).map((stub) => stub.functionName)).toEqual(["print_", "ToolError_"]);
@@ -157,10 +261,18 @@ describe("python stubs", { timeout: 60_000 }, () => {
     );
   });
 
-  it("exports the stubs and the exceptions through import *", () => {
-    const tools = [tool("load-orders", { type: "object", properties: {} })];
+  it("exports the stubs, their TypedDicts and the exceptions through import *", () => {
+    const tools = [
+      tool("load-orders", { type: "object", properties: {} }),
+      tool("pay", {
+        type: "object",
+        properties: {
+          by: { anyOf: [{ type: "object", properties: { card: { type: "string" } } }, { type: "string" }] },
+        },
+      }),
+    ];
     expect(renderStubsModule(tools)).toContain(
-      '__all__ = ["ToolError", "ToolDenied", "ToolCallLimitExceeded", "load_orders"]',
+      '__all__ = ["ToolError", "ToolDenied", "ToolCallLimitExceeded", "load_orders", "PayByVariant1", "pay"]',
     );
   });
 });

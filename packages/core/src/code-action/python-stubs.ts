@@ -1,17 +1,25 @@
 import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
+import {
+  constraintsOf,
+  defaultNote,
+  discriminatorOf,
+  isNullable,
+  objectVariants,
+  pascalCase,
+  pythonKeywords,
+  pythonLiteral,
+  pythonType,
+  sentence,
+  type TypeContext,
+  TypedDictScope,
+} from "./python-types.ts";
 
 /**
  * Python stubs made from tool schemas. Each tool becomes a real Python function with keyword-only,
  * typed arguments and a docstring; its body calls the bridge's `_call(<original name>, {args})`.
- * Names that are not Python identifiers are made into valid ones and mapped back here.
+ * Names that are not Python identifiers are made into valid ones and mapped back here. Unions of
+ * objects in the arguments become TypedDicts (python-types.ts), defined before the function.
  */
-
-const pythonKeywords = new Set(
-  (
-    "False None True and as assert async await break class continue def del elif else except finally for " +
-    "from global if import in is lambda nonlocal not or pass raise return try while with yield"
-  ).split(" "),
-);
 
 /** Names a tool function must not take: they would shadow what programs and the stubs rely on. */
 const reservedFunctionNames = new Set([
@@ -35,7 +43,9 @@ export type StubbedTool = {
   functionName: string;
   /** Original argument name -> Python parameter name. */
   argumentNames: Record<string, string>;
-  /** `def ...:` plus its docstring, without a body: what the model sees. */
+  /** The TypedDicts its arguments use (defined before it, exported with it). */
+  typeNames: string[];
+  /** Its TypedDicts, then `def ...:` and its docstring, without a body: what the model sees. */
   signature: string;
   /** The full Python definition: signature, docstring and the `_call` body. */
   source: string;
@@ -57,165 +67,30 @@ function dedupe(identifier: string, taken: Set<string>): string {
   return candidate;
 }
 
-/** A Python literal for a JSON value. */
-export function pythonLiteral(value: unknown): string {
-  if (value === null || value === undefined) return "None";
-  if (value === true) return "True";
-  if (value === false) return "False";
-  if (typeof value === "number") return Number.isFinite(value) ? String(value) : "None";
-  if (typeof value === "string") return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(pythonLiteral).join(", ")}]`;
-  if (typeof value === "object") {
-    const entries = Object.entries(value).map(
-      ([key, item]) => `${JSON.stringify(key)}: ${pythonLiteral(item)}`,
-    );
-    return `{${entries.join(", ")}}`;
-  }
-  return JSON.stringify(String(value));
-}
-
 /**
- * Which way a value goes: a program's argument ("input") may be a `datetime` where the schema wants
- * a date-time string (the stubs send its ISO form); a tool's answer ("output") is the string itself.
+ * Lines describing a schema's nested fields and union variants, for the docstring. With TypedDicts
+ * (a stub's arguments), a union of objects is left to its TypedDicts; the answer (`Returns:`)
+ * describes its variants here.
  */
-export type Direction = "input" | "output";
-
-/** Python types a program may pass for a string of these formats (sent as their `isoformat()`). */
-const dateFormats: Record<string, string> = {
-  "date-time": "datetime.datetime | str",
-  date: "datetime.date | str",
-  time: "datetime.time | str",
-};
-
-/** The Python type annotation for a JSON schema. */
-export function pythonType(schema: JsonSchema | undefined, direction: Direction = "input"): string {
-  if (!schema || typeof schema !== "object") return "Any";
-  if (schema.const !== undefined) return `Literal[${pythonLiteral(schema.const)}]`;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
-    const literals = schema.enum.filter((value) => value !== null).map(pythonLiteral);
-    const nullable = schema.enum.includes(null);
-    const literal = literals.length > 0 ? `Literal[${literals.join(", ")}]` : "None";
-    return nullable && literals.length > 0 ? `${literal} | None` : literal;
-  }
-  const union = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(union) && union.length > 0)
-    return joinUnion(union.map((variant) => pythonType(variant, direction)));
-  if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return pythonType(schema.allOf[0], direction);
-  if (Array.isArray(schema.type)) {
-    return joinUnion(schema.type.map((type) => pythonType({ ...schema, type }, direction)));
-  }
-  switch (schema.type) {
-    case "string":
-      return (direction === "input" && dateFormats[String(schema.format)]) || "str";
-    case "integer":
-      return "int";
-    case "number":
-      return "float";
-    case "boolean":
-      return "bool";
-    case "null":
-      return "None";
-    case "array": {
-      const items = Array.isArray(schema.items) ? undefined : schema.items;
-      return `list[${pythonType(items, direction)}]`;
-    }
-    case "object": {
-      const additional = schema.additionalProperties;
-      const valueType =
-        typeof additional === "object" && additional !== null && !schema.properties
-          ? pythonType(additional, direction)
-          : "Any";
-      return `dict[str, ${valueType}]`;
-    }
-    default:
-      return schema.properties ? "dict[str, Any]" : "Any";
-  }
-}
-
-function joinUnion(types: string[]): string {
-  const unique = [...new Set(types)];
-  if (unique.includes("Any")) return "Any";
-  // None goes last, as people write it.
-  const withoutNone = unique.filter((type) => type !== "None");
-  return [...withoutNone, ...(unique.includes("None") ? ["None"] : [])].join(" | ");
-}
-
-function isNullable(schema: JsonSchema): boolean {
-  const type = pythonType(schema);
-  return type === "Any" || type === "None" || type.endsWith("| None");
-}
-
-/** The schema's constraints and format, as short phrases (">= 1", "at most 3 items", "format: email"). */
-export function constraintsOf(schema: JsonSchema): string[] {
-  const phrases: string[] = [];
-  const number = (key: string) => (typeof schema[key] === "number" ? (schema[key] as number) : undefined);
-  const minimum = number("minimum");
-  const maximum = number("maximum");
-  // Draft 4 writes exclusive bounds as booleans next to minimum/maximum; later drafts as numbers.
-  if (minimum !== undefined) phrases.push(`${schema.exclusiveMinimum === true ? ">" : ">="} ${minimum}`);
-  if (number("exclusiveMinimum") !== undefined) phrases.push(`> ${number("exclusiveMinimum")}`);
-  if (maximum !== undefined) phrases.push(`${schema.exclusiveMaximum === true ? "<" : "<="} ${maximum}`);
-  if (number("exclusiveMaximum") !== undefined) phrases.push(`< ${number("exclusiveMaximum")}`);
-  if (number("multipleOf") !== undefined) phrases.push(`a multiple of ${number("multipleOf")}`);
-  const count = (key: string, least: boolean, unit: string) => {
-    const value = number(key);
-    if (value !== undefined)
-      phrases.push(`${least ? "at least" : "at most"} ${value} ${unit}${value === 1 ? "" : "s"}`);
-  };
-  count("minLength", true, "character");
-  count("maxLength", false, "character");
-  count("minItems", true, "item");
-  count("maxItems", false, "item");
-  count("minProperties", true, "key");
-  count("maxProperties", false, "key");
-  if (schema.uniqueItems === true) phrases.push("no duplicates");
-  if (typeof schema.format === "string") phrases.push(`format: ${schema.format}`);
-  // A format says what its (often huge, generated) pattern checks; a pattern alone is shown.
-  else if (typeof schema.pattern === "string") phrases.push(`matching /${schema.pattern}/`);
-  if (schema.items && !Array.isArray(schema.items)) {
-    const items = constraintsOf(schema.items);
-    if (items.length > 0) phrases.push(`each item ${items.join(", ")}`);
-  }
-  return phrases;
-}
-
-/** The object variants of a union (anyOf/oneOf), or undefined when it is not a union of objects. */
-function objectVariants(schema: JsonSchema): JsonSchema[] | undefined {
-  const union = schema.anyOf ?? schema.oneOf;
-  if (!Array.isArray(union)) return undefined;
-  const objects = union.filter((variant) => variant.properties !== undefined);
-  return objects.length > 0 ? objects : undefined;
-}
-
-/** The key whose `const` tells the variants apart (a discriminated union), if there is one. */
-function discriminatorOf(variants: JsonSchema[]): string | undefined {
-  const keys = Object.keys(variants[0]?.properties ?? {});
-  return keys.find((key) =>
-    variants.every((variant) => {
-      const property = variant.properties?.[key];
-      return property !== undefined && (property.const !== undefined || property.enum?.length === 1);
-    }),
-  );
-}
-
-/** Lines describing a schema's nested fields and union variants, for the docstring. */
 function describeFields(
   schema: JsonSchema | undefined,
   indent: string,
   depth: number,
-  direction: Direction = "input",
+  context: TypeContext,
 ): string[] {
   if (!schema || depth > 4) return [];
   const target = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
   if (!target) return [];
   const variants = objectVariants(target);
-  if (variants) return describeVariants(variants, indent, depth, direction);
+  if (variants && context.typedDicts) return [];
+  if (variants) return describeVariants(variants, indent, depth, context);
   if (!target.properties) return [];
   const required = new Set(target.required ?? []);
   const lines: string[] = [];
   for (const [name, property] of Object.entries(target.properties)) {
+    const fieldContext = { ...context, name: `${context.name ?? ""}${pascalCase(name)}` };
     const flags = [
-      pythonType(property, direction),
+      pythonType(property, fieldContext),
       required.has(name) ? undefined : "optional",
       ...constraintsOf(property),
     ]
@@ -225,7 +100,7 @@ function describeFields(
       .filter(Boolean)
       .join(" ");
     lines.push(`${indent}${name} (${flags})${notes ? `: ${notes}` : ""}`);
-    lines.push(...describeFields(property, `${indent}    `, depth + 1, direction));
+    lines.push(...describeFields(property, `${indent}    `, depth + 1, fieldContext));
   }
   return lines;
 }
@@ -234,7 +109,7 @@ function describeVariants(
   variants: JsonSchema[],
   indent: string,
   depth: number,
-  direction: Direction,
+  context: TypeContext,
 ): string[] {
   const discriminator = discriminatorOf(variants);
   const lines = [`${indent}One of${discriminator ? ` (told apart by "${discriminator}")` : ""}:`];
@@ -244,23 +119,24 @@ function describeVariants(
     const label = discriminator ? `${discriminator}=${pythonLiteral(value)}` : `variant ${index + 1}`;
     const about = variant.description ? `: ${sentence(variant.description)}` : "";
     lines.push(`${indent}    ${label}${about}`);
-    lines.push(...describeFields(variant, `${indent}        `, depth + 1, direction));
+    lines.push(...describeFields(variant, `${indent}        `, depth + 1, context));
   });
   return lines;
 }
 
-function defaultNote(schema: JsonSchema): string {
-  return schema.default === undefined ? "" : `Defaults to ${JSON.stringify(schema.default)}.`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-/** One line ending with a full stop (or the model's own ?, ! or :). */
-function sentence(text: string): string {
-  const line = oneLine(text);
-  return line === "" || /[.!?:]$/.test(line) ? line : `${line}.`;
+/** "A dict shaped as one of ...": the note for an argument whose union variants are TypedDicts. */
+function variantsNote(schema: JsonSchema, scope: TypedDictScope): string {
+  const target = schema.type === "array" && !Array.isArray(schema.items) ? schema.items : schema;
+  const variants = target ? objectVariants(target) : undefined;
+  const names = (variants ?? []).flatMap((variant) => scope.nameOf(variant) ?? []);
+  if (!variants || names.length === 0) return "";
+  const discriminator = discriminatorOf(variants);
+  const apart = discriminator && names.length > 1 ? ` (told apart by "${discriminator}")` : "";
+  const nonObjects = (target?.anyOf ?? target?.oneOf ?? []).filter((member) => !variants.includes(member));
+  const others =
+    nonObjects.length > 0 ? ` (or ${nonObjects.map((member) => pythonType(member)).join(" or ")})` : "";
+  const shape = names.length > 1 ? `one of: ${names.join(", ")}${apart}${others}` : `${names[0]}${others}`;
+  return `${target === schema ? "A dict" : "Each item a dict"} shaped as ${shape}.`;
 }
 
 /** Text made safe to sit inside a triple-quoted Python docstring. */
@@ -279,9 +155,11 @@ type Parameter = {
   description?: string;
   schema: JsonSchema;
   required: boolean;
+  /** How its type was made (the TypedDicts it uses live in `context.typedDicts`). */
+  context: TypeContext;
 };
 
-function parametersOf(schema: JsonSchema): Parameter[] {
+function parametersOf(schema: JsonSchema, functionName: string, scope: TypedDictScope): Parameter[] {
   const properties = schema.properties ?? {};
   const required = new Set(schema.required ?? []);
   const taken = new Set<string>();
@@ -289,7 +167,12 @@ function parametersOf(schema: JsonSchema): Parameter[] {
   for (const [originalName, property] of Object.entries(properties)) {
     const pythonName = dedupe(toPythonIdentifier(originalName, reservedArgumentNames), taken);
     const isRequired = required.has(originalName);
-    let annotation = pythonType(property);
+    const context: TypeContext = {
+      direction: "input",
+      typedDicts: scope,
+      name: `${pascalCase(functionName)}${pascalCase(originalName)}`,
+    };
+    let annotation = pythonType(property, context);
     let defaultLiteral: string | undefined;
     let omitWhenNone = false;
     if (!isRequired) {
@@ -313,6 +196,7 @@ function parametersOf(schema: JsonSchema): Parameter[] {
       description: property.description,
       schema: property,
       required: isRequired,
+      context,
     });
   }
   // Required first reads best; all are keyword-only, so order does not change how calls look.
@@ -331,21 +215,22 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
       if (parameter.description) notes.push(sentence(parameter.description));
       const constraints = constraintsOf(schema);
       if (constraints.length > 0) notes.push(`Constraints: ${constraints.join(", ")}.`);
+      if (parameter.context.typedDicts) notes.push(variantsNote(schema, parameter.context.typedDicts));
       if (!parameter.required && schema.default !== undefined) notes.push(defaultNote(schema));
       else if (!parameter.required) notes.push("Optional; leave it out to use the tool's default.");
       else notes.push("Required.");
       if (parameter.originalName !== parameter.pythonName) {
         notes.push(`(The tool calls this argument ${JSON.stringify(parameter.originalName)}.)`);
       }
-      lines.push(`    ${parameter.pythonName}: ${notes.join(" ")}`);
-      lines.push(...describeFields(schema, "        ", 0));
+      lines.push(`    ${parameter.pythonName}: ${notes.filter(Boolean).join(" ")}`);
+      lines.push(...describeFields(schema, "        ", 0, parameter.context));
     }
   }
   if (tool.outputSchema) {
     lines.push("", "Returns:");
     const what = tool.outputSchema.description ? `: ${sentence(tool.outputSchema.description)}` : "";
     lines.push(`    ${pythonType(tool.outputSchema, "output")}${what}`);
-    lines.push(...describeFields(tool.outputSchema, "        ", 0, "output"));
+    lines.push(...describeFields(tool.outputSchema, "        ", 0, { direction: "output" }));
   }
   lines.push(
     "",
@@ -356,8 +241,9 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
   return lines;
 }
 
-function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
-  const parameters = parametersOf(tool.inputSchema ?? {});
+function stubOf(tool: ToolSpec, functionName: string, taken: Set<string>): StubbedTool {
+  const scope = new TypedDictScope(taken);
+  const parameters = parametersOf(tool.inputSchema ?? {}, functionName, scope);
   const returnType = tool.outputSchema ? pythonType(tool.outputSchema, "output") : "Any";
   const parameterList = parameters.map((parameter) =>
     parameter.defaultLiteral === undefined
@@ -370,7 +256,8 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
       : `def ${functionName}(*, ${parameterList.join(", ")}) -> ${returnType}:`;
   const docstring = docstringOf(tool, parameters).map((line) => (line ? `    ${docstringText(line)}` : ""));
   docstring[0] = `    """${docstring[0]?.trimStart() ?? ""}`;
-  const signature = [head, ...docstring, '    """'].join("\n");
+  const typedDicts = scope.definitions.map((definition) => `${definition.source}\n`);
+  const signature = [...typedDicts, head, ...docstring, '    """'].join("\n");
 
   const body: string[] = [];
   const sent = parameters.filter((parameter) => !parameter.omitWhenNone);
@@ -391,6 +278,7 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
     argumentNames: Object.fromEntries(
       parameters.map((parameter) => [parameter.originalName, parameter.pythonName]),
     ),
+    typeNames: scope.definitions.map((definition) => definition.name),
     signature,
     source: [signature, ...body].join("\n"),
   };
@@ -399,9 +287,12 @@ function stubOf(tool: ToolSpec, functionName: string): StubbedTool {
 /** One stub per tool, with function names made valid and unique (in the tools' order). */
 export function buildStubs(tools: ToolSpec[]): StubbedTool[] {
   const taken = new Set<string>();
-  return tools.map((tool) =>
-    stubOf(tool, dedupe(toPythonIdentifier(tool.name, reservedFunctionNames), taken)),
+  const functionNames = tools.map((tool) =>
+    dedupe(toPythonIdentifier(tool.name, reservedFunctionNames), taken),
   );
+  // TypedDict names stay clear of every function name and of what the stubs rely on.
+  const typeNamesTaken = new Set([...taken, ...reservedFunctionNames]);
+  return tools.map((tool, index) => stubOf(tool, functionNames[index] ?? "tool", typeNamesTaken));
 }
 
 /**
@@ -414,7 +305,7 @@ export function renderStubsModule(tools: ToolSpec[]): string {
     "ToolError",
     "ToolDenied",
     "ToolCallLimitExceeded",
-    ...stubs.map((stub) => stub.functionName),
+    ...stubs.flatMap((stub) => [...stub.typeNames, stub.functionName]),
   ];
   return [
     "# Tool stubs made by @codeaction/core from the tools' JSON schemas.",
