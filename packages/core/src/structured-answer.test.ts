@@ -71,5 +71,9 @@ describe("responseFormat checks an answer and names each path that differs", () 
     expect(parseJsonAnswer('```json\n{"a": 1}\n```')).toEqual({ ok: true, value: { a: 1 } });
     expect(parseJsonAnswer("about 42").ok).toBe(false);
     expect(() => compileResponseFormat("a string" as never)).toThrow(/zod schema or a JSON Schema object/);
+    // An object that names no schema keyword would accept anything (a createAgent strategy wrapper, say).
+    expect(() => compileResponseFormat({ schema: invoiceSchema, strict: true })).toThrow(
+      /neither a zod schema nor a JSON Schema \(it has none of type, properties/,
+    );
   });
 });

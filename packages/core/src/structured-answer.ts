@@ -25,6 +25,9 @@ export type AnswerShape = {
 
 export type AnswerCheck = { ok: true; value: unknown } | { ok: false; problem: string };
 
+/** A JSON Schema names at least one of these (an object with none would accept anything). */
+const schemaKeywords = ["type", "properties", "items", "anyOf", "oneOf", "allOf", "enum", "const", "$ref"];
+
 /** At most this many mismatches are named in a repair message. */
 const listedProblems = 8;
 
@@ -38,6 +41,11 @@ export function compileResponseFormat(format: ResponseFormat): AnswerShape {
   }
   if (typeof format !== "object" || format === null || Array.isArray(format)) {
     throw new TypeError("responseFormat must be a zod schema or a JSON Schema object");
+  }
+  if (!schemaKeywords.some((keyword) => keyword in format)) {
+    throw new TypeError(
+      `responseFormat is neither a zod schema nor a JSON Schema (it has none of ${schemaKeywords.join(", ")}). Pass the schema itself: LangChain's toolStrategy() and providerStrategy() wrappers are not taken.`,
+    );
   }
   let validator: Validator;
   try {
