@@ -73,4 +73,21 @@ describe("SandboxManager fails closed", () => {
       ).toBe("");
     }
   });
+
+  it("a request waiting for a slot leaves the line when its signal aborts, and no container is started for it", async () => {
+    await using manager = new SandboxManager({ pool: 0, maxConcurrent: 1 });
+    const holder = await manager.createSession();
+    const controller = new AbortController();
+    const waiting = manager.createSession({ signal: controller.signal });
+    await expect.poll(() => manager.poolStatus().waiting).toBe(1);
+    controller.abort(new Error("the client went away"));
+    await expect(waiting).rejects.toThrow("the client went away");
+    expect(manager.poolStatus()).toMatchObject({ waiting: 0, live: 1 });
+    await holder.destroy();
+    // The freed slot went to nobody: no container was started for the aborted request.
+    expect(manager.poolStatus()).toMatchObject({ waiting: 0, live: 0, starting: 0 });
+    await expect(manager.createSession({ signal: AbortSignal.abort(new Error("already")) })).rejects.toThrow(
+      "already",
+    );
+  });
 });

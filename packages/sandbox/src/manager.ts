@@ -46,6 +46,12 @@ export type CreateSessionOptions = {
    * request of its sandbox. Defaults to the manager's. A warm pool container keeps the manager's.
    */
   logger?: Logger;
+  /**
+   * Stops waiting for a container or a free slot: the request leaves the line at once and
+   * createSession rejects with the signal's reason. A container already being started for this
+   * request is still started (and removed by the caller, or handed to the next request).
+   */
+  signal?: AbortSignal;
 };
 
 /** The default lifetime of a session's container. */
@@ -211,6 +217,7 @@ export class SandboxManager {
 
   /** A started container whose every security flag was read back. */
   async createSession(options: CreateSessionOptions = {}): Promise<SandboxSession> {
+    options.signal?.throwIfAborted();
     if (this.closed)
       throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
     await this.ready();
@@ -222,7 +229,7 @@ export class SandboxManager {
       });
     }
     if (this.pool.size > 0 && options.deadlineSeconds === undefined && options.labels === undefined) {
-      const pooled = await this.pool.take();
+      const pooled = await this.pool.take(options.signal);
       this.sessions.add(pooled);
       return pooled;
     }
@@ -234,7 +241,7 @@ export class SandboxManager {
     // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
     // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
     const identity = allocateIdentity(this.config);
-    const slot = await this.pool.reserve().catch((error: unknown) => {
+    const slot = await this.pool.reserve(options.signal).catch((error: unknown) => {
       identity.release();
       throw error;
     });

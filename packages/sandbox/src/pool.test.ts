@@ -80,6 +80,34 @@ describe("ContainerPool", () => {
     await pool.drain();
   });
 
+  test("an aborted request leaves the line at once: it rejects with the reason and the next one is served in its place", async () => {
+    const { pool, created } = fakePool({ size: 0, maxConcurrent: 1 });
+    const first = await pool.reserve();
+    const controller = new AbortController();
+    const aborted = pool.reserve(controller.signal);
+    const after = pool.reserve();
+    await flush();
+    expect(pool.status()).toMatchObject({ live: 1, waiting: 2 });
+    controller.abort(new Error("client gone"));
+    await expect(aborted).rejects.toThrow("client gone");
+    expect(pool.status()).toMatchObject({ live: 1, waiting: 1 });
+    first.release();
+    (await after).release();
+    expect(pool.status()).toMatchObject({ live: 0, waiting: 0 });
+    // A signal aborted before the call never joins the line; a take leaves it like a reserve.
+    await expect(pool.reserve(AbortSignal.abort(new Error("already")))).rejects.toThrow("already");
+    const blocker = await pool.reserve();
+    const takeController = new AbortController();
+    const take = pool.take(takeController.signal);
+    await flush();
+    takeController.abort(new Error("take gone"));
+    await expect(take).rejects.toThrow("take gone");
+    expect(pool.status().waiting).toBe(0);
+    blocker.release();
+    expect(created).toEqual([]);
+    await pool.drain();
+  });
+
   test("counts idle warm containers as live: a direct request makes an idle one give up its place", async () => {
     const { pool, discarded } = fakePool({ size: 2, maxConcurrent: 2 });
     pool.start();

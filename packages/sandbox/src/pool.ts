@@ -112,16 +112,22 @@ export class ContainerPool<Item> {
     this.pump();
   }
 
-  /** A warm container for one caller, in arrival order. The caller destroys it, then calls `release`. */
-  take(): Promise<Item> {
+  /**
+   * A warm container for one caller, in arrival order. The caller destroys it, then calls `release`.
+   * When `signal` aborts first, the request leaves the line at once and rejects with its reason.
+   */
+  take(signal?: AbortSignal): Promise<Item> {
     this.asleep = false;
     this.armIdleDrain();
-    return this.enqueue<Item>((resolve, reject) => ({ kind: "take", resolve, reject }));
+    return this.enqueue<Item>((resolve, reject) => ({ kind: "take", resolve, reject }), signal);
   }
 
-  /** Waits, in arrival order, for room for one more live container that the caller starts itself. */
-  reserve(): Promise<PoolSlot> {
-    return this.enqueue<PoolSlot>((resolve, reject) => ({ kind: "slot", resolve, reject }));
+  /**
+   * Waits, in arrival order, for room for one more live container that the caller starts itself.
+   * When `signal` aborts first, the request leaves the line at once and rejects with its reason.
+   */
+  reserve(signal?: AbortSignal): Promise<PoolSlot> {
+    return this.enqueue<PoolSlot>((resolve, reject) => ({ kind: "slot", resolve, reject }), signal);
   }
 
   /** A container handed out by `take` is gone: its slot is free again. */
@@ -155,9 +161,32 @@ export class ContainerPool<Item> {
 
   private enqueue<Value>(
     make: (resolve: (value: Value) => void, reject: (error: unknown) => void) => Waiter<Item>,
+    signal?: AbortSignal,
   ): Promise<Value> {
     return new Promise<Value>((resolve, reject) => {
-      this.waiters.push(make(resolve, reject));
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index === -1) return;
+        this.waiters.splice(index, 1);
+        reject(signal?.reason);
+        // The line moved: the next request may be served now, and a start made for this one
+        // becomes an idle container for the next taker.
+        this.pump();
+      };
+      const done = () => signal?.removeEventListener("abort", onAbort);
+      const waiter = make(
+        (value) => {
+          done();
+          resolve(value);
+        },
+        (error) => {
+          done();
+          reject(error);
+        },
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(waiter);
       this.pump();
     });
   }

@@ -59,7 +59,7 @@ export type CodeActionTurnOptions = {
   model: ChatModelRunnable;
   /** Where fresh containers come from: one per attempt (a SandboxManager). */
   /** Each attempt's container; `logger` carries the run id (its commands, its egress requests). */
-  sandbox: { createSession(options?: { logger?: Logger }): Promise<SandboxSession> };
+  sandbox: { createSession(options?: { logger?: Logger; signal?: AbortSignal }): Promise<SandboxSession> };
   tools: ToolSpec[];
   settings: CodeActionSettings;
   instructions?: string;
@@ -584,7 +584,8 @@ function trackCleanup(context: TurnContext, pending: Promise<unknown>): void {
 
 /**
  * A fresh container for an attempt. When the turn is aborted while the container starts, the
- * attempt stops waiting at once, and the container is removed as soon as it exists.
+ * attempt stops waiting at once, and the container is removed as soon as it exists; a request
+ * still waiting for a slot leaves the sandbox's line and no container is started for it.
  */
 async function createSessionFor(
   context: TurnContext,
@@ -593,7 +594,8 @@ async function createSessionFor(
   const { options, runId, signal } = context;
   const { logger, attemptNumber } = attemptOptions;
   signal.throwIfAborted();
-  const creating = options.sandbox.createSession(logger ? { logger } : {});
+  // The signal takes a request still waiting for a pool slot out of the sandbox's line at once.
+  const creating = options.sandbox.createSession({ ...(logger ? { logger } : {}), signal });
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => {
