@@ -289,6 +289,8 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
     ? new SandboxManager(withDefaultPool(sandboxInput, options.codeAction.samples), {
         logger,
         warmCommand: relayCommand(),
+        // The bridge's relay and every program run on python3: an image without it is refused now.
+        requiredCommands: ["python3"],
       })
     : shellMode
       ? new SandboxManager(sandboxInput, { logger })

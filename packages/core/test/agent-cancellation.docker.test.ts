@@ -1,20 +1,10 @@
-import { execFileSync } from "node:child_process";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { AbortError, buildAgent } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
-import { programReply } from "./helpers.ts";
+import { containersOfThisProcess, programReply } from "./helpers.ts";
 import { RunRecorder } from "./run-recorder.ts";
-
-/** Containers this test process started that still exist (any state). */
-function containersOfThisProcess(): string[] {
-  return execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=codeaction.owner-pid=${process.pid}`], {
-    encoding: "utf8",
-  })
-    .split("\n")
-    .filter(Boolean);
-}
 
 /** A tool that runs until its signal aborts; `state` says whether it is still running. */
 function waitingTool() {

@@ -2,9 +2,9 @@ import { tool } from "@langchain/core/tools";
 import { LangChainTracer } from "@langchain/core/tracers/tracer_langchain";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { AttemptsExhaustedError, buildAgent } from "../src/index.ts";
+import { AttemptsExhaustedError, buildAgent, SandboxUnavailableError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
-import { programReply } from "./helpers.ts";
+import { containersOfThisProcess, programReply } from "./helpers.ts";
 import { startLangSmithCapture } from "./langsmith-capture.ts";
 
 const add = tool(async ({ a, b }: { a: number; b: number }) => a + b, {
@@ -63,6 +63,23 @@ describe("the prompt tells the model what network it may reach", () => {
     );
     expect(system).not.toContain("Do not use the network");
     expect(system).not.toContain("no network");
+  }, 180_000);
+});
+
+describe("an image the agent cannot run programs in is refused when the agent is built", () => {
+  test("an image without python3 (the egress proxy's) names the image, what is missing and the fix", async () => {
+    const error = await buildAgent({
+      model: new ScriptedChatModel([]),
+      pattern: "code-action",
+      sandbox: { image: "codeaction/proxy:squid", pool: 0 },
+    }).catch((thrown: unknown) => thrown);
+    expect(SandboxUnavailableError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(
+      'The sandbox image "codeaction/proxy:squid" has no python3 on its PATH (/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin)',
+    );
+    expect((error as Error).message).toContain("Use an image with Python 3 as python3");
+    // The container its files were read from is gone (it was never started).
+    expect(containersOfThisProcess()).toEqual([]);
   }, 180_000);
 });
 

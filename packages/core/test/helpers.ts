@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tool } from "@langchain/core/tools";
@@ -68,4 +69,13 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Containers this test process started that still exist (any state). */
+export function containersOfThisProcess(): string[] {
+  return execFileSync("docker", ["ps", "-a", "-q", "--filter", `label=codeaction.owner-pid=${process.pid}`], {
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter(Boolean);
 }

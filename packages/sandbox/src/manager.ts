@@ -10,6 +10,7 @@ import { NetworkSetupError } from "./errors/network-setup-error.ts";
 import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { launchContainer } from "./launch.ts";
 import { closeLifeline } from "./lifeline.ts";
@@ -33,6 +34,11 @@ export type SandboxManagerOptions = {
    * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
    */
   warmCommand?: string[];
+  /**
+   * Programs the image must have on its PATH ("python3" for code-action): ready() refuses an image
+   * without them (a SandboxError with code "image-unsuitable" naming the image and the fix).
+   */
+  requiredCommands?: string[];
 };
 
 /** Options of one `manager.createSession()` call. */
@@ -72,6 +78,7 @@ export class SandboxManager {
   private docker: Dockerode | undefined;
   private readying: Promise<void> | undefined;
   private imageEnv: string[] = [];
+  private readonly requiredCommands: string[];
   private readonly sessions = new Set<SandboxSession>();
   private closed = false;
   private readonly warmCommand: string[] | undefined;
@@ -84,6 +91,7 @@ export class SandboxManager {
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
     this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
+    this.requiredCommands = [...(options.requiredCommands ?? [])];
     this.networking = new SessionNetworking(this.config.network, {
       managerId: this.managerId,
       ...(this.logger ? { logger: this.logger } : {}),
@@ -191,6 +199,12 @@ export class SandboxManager {
     }
     this.imageEnv = image.Config?.Env ?? [];
     await this.sweep();
+    await requireImageCommands(docker, {
+      image: this.config.image,
+      env: this.imageEnv,
+      commands: this.requiredCommands,
+      labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
+    });
     this.pool.start();
   }
 

@@ -12,6 +12,8 @@ export type SandboxErrorCode =
   | "file-write-failed"
   | "image-build"
   | "image-missing"
+  /** The image lacks something the caller needs (`requiredCommands`, such as python3). */
+  | "image-unsuitable"
   | "invalid-option"
   | "kill-helper"
   | "manager-closed"

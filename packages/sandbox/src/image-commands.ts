@@ -1,0 +1,56 @@
+import type Dockerode from "dockerode";
+import { removeContainer, statusCodeOf } from "./docker-operations.ts";
+import { SandboxError } from "./errors/sandbox-error.ts";
+
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/**
+ * Refuses an image that lacks one of `commands` on its PATH, naming the image, what is missing and
+ * the fix. Nothing of the image runs: the files are read from a container that is created, never
+ * started, and removed.
+ */
+export async function requireImageCommands(
+  docker: Dockerode,
+  options: { image: string; env: string[]; commands: string[]; labels: Record<string, string> },
+): Promise<void> {
+  if (options.commands.length === 0) return;
+  const path = options.env.find((entry) => entry.startsWith("PATH="))?.slice("PATH=".length) || defaultPath;
+  const folders = path.split(":").filter((folder) => folder.startsWith("/"));
+  const container = await docker.createContainer({
+    Image: options.image,
+    Entrypoint: ["/codeaction-never-started"],
+    Cmd: [],
+    Labels: options.labels,
+    NetworkDisabled: true,
+    HostConfig: { NetworkMode: "none" },
+  });
+  try {
+    const missing: string[] = [];
+    for (const command of options.commands) {
+      if (!(await findCommand(container, folders, command))) missing.push(command);
+    }
+    if (missing.length === 0) return;
+    throw new SandboxError(
+      `The sandbox image "${options.image}" has no ${missing.join(" or ")} on its PATH (${folders.join(":")}), which the agent needs to run programs. Use an image with Python 3 as python3 (codeaction/python:3.11, or build one FROM it: docs/images.md), or install it in yours.`,
+      { code: "image-unsuitable" },
+    );
+  } finally {
+    await removeContainer(container);
+  }
+}
+
+async function findCommand(
+  container: Dockerode.Container,
+  folders: string[],
+  command: string,
+): Promise<boolean> {
+  for (const folder of folders) {
+    try {
+      await container.infoArchive({ path: `${folder}/${command}` });
+      return true;
+    } catch (error) {
+      if (statusCodeOf(error) !== 404) throw error;
+    }
+  }
+  return false;
+}
