@@ -46,7 +46,11 @@ async function findCommand(
 ): Promise<boolean> {
   for (const folder of folders) {
     try {
-      await container.infoArchive({ path: `${folder}/${command}` });
+      // A HEAD answer is a stream: left unread, its socket would keep the process alive.
+      const answer = (await container.infoArchive({ path: `${folder}/${command}` })) as {
+        destroy?: () => void;
+      };
+      answer.destroy?.();
       return true;
     } catch (error) {
       if (statusCodeOf(error) !== 404) throw error;
