@@ -1,10 +1,11 @@
 /**
  * Python helpers the hostile programs share: raw system calls through ctypes (the answer is "ok" or
  * the errno's name) and running a probe in a forked child (for calls that change the caller, such
- * as unshare, so the rest of the program is not affected).
+ * as unshare, so the rest of the program is not affected; a child killed by a signal answers
+ * "signal SIGSYS" and the like).
  */
 export const pythonPrelude = `
-import ctypes, errno, json, os, socket
+import ctypes, errno, json, os, signal, socket
 libc = ctypes.CDLL(None, use_errno=True)
 
 def syscall(number, *arguments):
@@ -37,6 +38,8 @@ def in_child(function):
         if not chunk:
             break
         data += chunk
-    os.waitpid(pid, 0)
+    _, status = os.waitpid(pid, 0)
+    if not data and os.WIFSIGNALED(status):
+        return "signal " + signal.Signals(os.WTERMSIG(status)).name
     return json.loads(data)
 `;

@@ -4,6 +4,7 @@ import { parseSandboxConfig } from "./config.ts";
 import { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
+import { seccompSecurityOption } from "./seccomp-profile.ts";
 import { allocateIdentity } from "./user-ids.ts";
 
 /** Settings as a sandbox gets them from its manager: its own uid of userRange filled in. */
@@ -31,7 +32,7 @@ describe("the container spec", () => {
       NetworkMode: "none",
       ReadonlyRootfs: true,
       CapDrop: ["ALL"],
-      SecurityOpt: ["no-new-privileges"],
+      SecurityOpt: ["no-new-privileges", seccompSecurityOption],
       PidsLimit: 256,
       Memory: 4 * 1024 ** 3,
       MemorySwap: 4 * 1024 ** 3,
@@ -105,6 +106,7 @@ describe("the container spec", () => {
       expect.arrayContaining([
         "PidsLimit is 0, not 256",
         "SecurityOpt lacks no-new-privileges",
+        "SecurityOpt has no seccomp profile (Docker's default would apply)",
         expect.stringContaining("MemorySwap is -1"),
         "NetworkMode is bridge, not none",
         expect.stringContaining("host folders are bound"),
@@ -119,6 +121,21 @@ describe("the container spec", () => {
     } catch (error) {
       expect(SecurityFlagError.isInstance(error)).toBe(true);
       expect((error as SecurityFlagError).code).toBe("security-flag");
+    }
+  });
+
+  it("fails closed when the seccomp profile is not exactly the sandbox's own", () => {
+    const info = inspectFromSpec(spec);
+    const edited = seccompSecurityOption.replace('"io_uring_setup",', "");
+    for (const [securityOptions, problem] of [
+      [["no-new-privileges", edited], /^the seccomp profile is not the sandbox's own/],
+      [["no-new-privileges", "seccomp=unconfined"], /^the seccomp profile is not the sandbox's own/],
+      [["no-new-privileges", seccompSecurityOption, "seccomp=unconfined"], /2 seccomp entries/],
+    ] as const) {
+      info.HostConfig = { ...info.HostConfig, SecurityOpt: [...securityOptions] } as Dockerode.HostConfig;
+      expect(findSpecProblems(info, config)).toEqual(
+        expect.arrayContaining([expect.stringMatching(problem)]),
+      );
     }
   });
 });

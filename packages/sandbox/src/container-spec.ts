@@ -4,6 +4,7 @@ import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "./network/session-network.ts";
+import { findSeccompProblems, seccompSecurityOption } from "./seccomp-profile.ts";
 
 /** The hostname every sandbox gets: nothing about the host leaks through it. */
 export const sandboxHostname = "sandbox";
@@ -67,7 +68,8 @@ export function buildContainerSpec(
       ReadonlyRootfs: config.readOnlyRootfs,
       CapDrop: ["ALL"],
       CapAdd: [],
-      SecurityOpt: ["no-new-privileges"],
+      // Our own seccomp profile (seccomp-profile.ts) for PID 1 and everything after it.
+      SecurityOpt: ["no-new-privileges", seccompSecurityOption],
       Privileged: false,
       PidsLimit: config.pidsLimit,
       Memory: memory,
@@ -162,6 +164,7 @@ export function findSpecProblems(
     !(host.SecurityOpt ?? []).some((option: string) => /unconfined/.test(option)),
     `SecurityOpt disables a profile: ${JSON.stringify(host.SecurityOpt)}`,
   );
+  problems.push(...findSeccompProblems(host.SecurityOpt ?? []));
   expect(host.Privileged === false, "the container is privileged");
   expect(host.PidsLimit === config.pidsLimit, `PidsLimit is ${host.PidsLimit}, not ${config.pidsLimit}`);
   expect(host.Memory === memory, `Memory is ${host.Memory}, not ${memory}`);

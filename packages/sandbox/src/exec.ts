@@ -37,6 +37,8 @@ export type ExecStartOptions = {
   env?: Record<string, string>;
   cwd?: string;
   stdin: boolean;
+  /** Install the seccomp guard first (syscall-guard.ts): for runtimes that do not filter execs. */
+  guard: boolean;
 };
 
 /** Creates and starts one exec (Tty false, output attached, stdin only when asked for). */
@@ -45,7 +47,7 @@ export async function startExec(
   options: ExecStartOptions,
 ): Promise<{ exec: Dockerode.Exec; stream: NodeJS.ReadWriteStream }> {
   const exec = await container.exec({
-    Cmd: guardedArgv(options.argv),
+    Cmd: options.guard ? guardedArgv(options.argv) : options.argv,
     Env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),
     ...(options.cwd ? { WorkingDir: options.cwd } : {}),
     AttachStdin: options.stdin,

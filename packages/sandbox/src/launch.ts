@@ -8,6 +8,7 @@ import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline, closeLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
+import { execsNeedGuard } from "./syscall-guard.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
 export type LaunchedContainer = {
@@ -16,6 +17,8 @@ export type LaunchedContainer = {
   /** The stdin attach whose end (our process dying) ends the container's PID 1 child. */
   lifeline: NodeJS.ReadWriteStream;
   helper: KillHelper;
+  /** Whether each exec must install the seccomp guard (the runtime does not filter execs: gVisor). */
+  guardExecs: boolean;
 };
 
 /** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */
@@ -119,7 +122,13 @@ async function startVerified(
       );
     }
     const startedHelper = settledValue(helping);
-    return { container, containerId: container.id, lifeline: attachedLifeline, helper: startedHelper };
+    return {
+      container,
+      containerId: container.id,
+      lifeline: attachedLifeline,
+      helper: startedHelper,
+      guardExecs: execsNeedGuard(config),
+    };
   } catch (error) {
     helper?.close();
     closeLifeline(lifeline);

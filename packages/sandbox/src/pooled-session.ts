@@ -44,6 +44,7 @@ export class WarmProcess {
       env: { [execMarkerName]: id },
       cwd: options.cwd,
       stdin: true,
+      guard: launched.guardExecs,
     });
     const socket = stream as Socket;
     socket.unref?.();

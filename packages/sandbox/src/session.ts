@@ -144,7 +144,11 @@ export class SandboxSession {
     };
     let started: Awaited<ReturnType<typeof startExec>>;
     try {
-      started = await startExec(launched.container, { ...execOptions, stdin: false });
+      started = await startExec(launched.container, {
+        ...execOptions,
+        stdin: false,
+        guard: launched.guardExecs,
+      });
     } catch (error) {
       // 409: the container stopped between the check and the exec. The command never ran, so it
       // runs once in a replacement container.
@@ -319,6 +323,7 @@ export class SandboxSession {
         env: { ...options.env, [execMarkerName]: id },
         cwd: options.cwd ?? this.config.workdir,
         stdin: true,
+        guard: launched.guardExecs,
       });
       stream.on("error", (error: Error) => {
         this.logger?.debug({ error }, "spawned process stream error");
@@ -381,6 +386,7 @@ export class SandboxSession {
       env: { [execMarkerName]: id },
       cwd: "/",
       stdin: options.input !== undefined,
+      guard: this.launched.guardExecs,
     });
     const stdout = new CappedSink(options.maxOutputBytes ?? this.config.maxOutputBytes);
     const stderr = new CappedSink(64 * 1024);
