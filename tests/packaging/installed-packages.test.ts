@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
-import { type PackedPackage, packPackages } from "./pack-packages.ts";
+import { type PackedPackage, packPackages, publishedPackages, repositoryRoot } from "./pack-packages.ts";
 import { describeRun, runCommand } from "./run-command.ts";
 
 // What a user gets: the packages built, packed with `pnpm pack`, installed from the tarballs into a
@@ -61,6 +61,31 @@ describe("the tarballs", () => {
     const cli = await listing(packed.find((entry) => entry.name === "cli")!);
     expect(cli).toContain("package/dist/bin.js");
   });
+});
+
+describe("pnpm publish --dry-run", () => {
+  it.each(publishedPackages)(
+    "is clean for @codeaction/%s: no warning but the login one, and the tarball it would publish",
+    async (name) => {
+      const run = await runCommand("pnpm", ["publish", "--dry-run", "--no-git-checks"], {
+        cwd: join(repositoryRoot, "packages", name),
+        timeoutMs: 180_000,
+      });
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      const output = `${run.stdout}\n${run.stderr}`;
+      expect(output).toMatch(new RegExp(`^\\+ @codeaction/${name}@\\d+\\.\\d+\\.\\d+`, "m"));
+      // Not logged in is expected of a dry run on a test machine, and so is npm's note on the
+      // npm_config_verify_deps_before_run that `pnpm vitest` sets for this process; any other
+      // warning is a fault of the package.
+      const expected = /requires you to be logged in|Unknown env config "verify-deps-before-run"/;
+      const warnings = output
+        .split("\n")
+        .filter((line) => /\b(warn|WARN|ERR)\b/.test(line) && !expected.test(line));
+      expect(warnings.join("\n")).toBe("");
+      expect(output).toMatch(/npm notice .*dist\/index\.js\b/);
+      expect(output).not.toMatch(/npm notice .*(\.test\.|\/src\/)/);
+    },
+  );
 });
 
 describe.each<Installer>(["npm", "pnpm"])(
