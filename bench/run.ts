@@ -1,4 +1,4 @@
-// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,throughput,samples,desk` for some
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,throughput,samples,desk,hostile` for some
 // sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -9,6 +9,7 @@ import { connectDocker } from "@codeaction/sandbox";
 import { measureCliAsk } from "./cli-ask.ts";
 import { measureColdPath } from "./cold-path.ts";
 import { type DeskSample, measureDesk } from "./desk.ts";
+import { measureHostile } from "./hostile.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { describeMachine } from "./machine.ts";
 import { measureSamples } from "./samples.ts";
@@ -385,6 +386,50 @@ if (wanted("desk")) {
     "MiB",
     "the file streams through it into the container",
   );
+}
+
+if (wanted("hostile")) {
+  // Each attack class of issue 18 through a real turn; goals per run: host RSS growth < 64 MiB, CPU
+  // < execTimeout's seconds, 0 bytes on disk under Docker's data root.
+  const execTimeout = 30;
+  const runs = await measureHostile({
+    docker,
+    execTimeout,
+    backends: ["docker", "gvisor"],
+    onProgress: progress,
+  });
+  raw.hostile = runs;
+  for (const hostile of runs) {
+    const section = `hostile run (${hostile.backend === "docker" ? "runc" : "gVisor"}), execTimeout ${execTimeout} s`;
+    const note = `${hostile.status}, ${round(hostile.wallSeconds)} s`;
+    const mebibytes = hostile.rssGrowthBytes / 1024 ** 2;
+    rows.push({
+      section,
+      figure: `${hostile.attack}: host peak RSS growth`,
+      p50: mebibytes,
+      unit: "MiB",
+      target: "< 64",
+      met: mebibytes < 64,
+      note,
+    });
+    rows.push({
+      section,
+      figure: `${hostile.attack}: host CPU`,
+      p50: hostile.cpuSeconds,
+      unit: "s",
+      target: `< ${execTimeout}`,
+      met: hostile.cpuSeconds < execTimeout,
+    });
+    rows.push({
+      section,
+      figure: `${hostile.attack}: bytes on disk`,
+      p50: hostile.diskBytes,
+      unit: "B",
+      target: "0",
+      met: hostile.diskBytes === 0,
+      note: `${hostile.containersSeen} container(s) watched`,
+    });
+  }
 }
 
 const durationSeconds = Math.round((performance.now() - began) / 1000);
