@@ -122,6 +122,8 @@ describe("bad configuration is refused before anything starts", () => {
     ["poolIdleSeconds", 0],
     ["engine", "tcp://127.0.0.1:2376"],
     ["engine", { hots: "ssh://user@example.invalid" }],
+    ["userRange", { first: 0, count: 10 }],
+    ["userRange", { first: 60_000, count: 10_000 }],
   ];
 
   test("every SandboxConfig option is covered", () => {

@@ -1,8 +1,6 @@
-import type { SandboxManager } from "@codeaction/sandbox";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { defaultUserRange } from "../../packages/sandbox/src/config.ts";
-import { backends, hostileMarker, readyManager, resultJson, runCase } from "../support/harness.ts";
-import { pythonPrelude } from "../support/python.ts";
+import { backends, hostileMarker, probeOutcomes, suiteManager } from "../support/harness.ts";
 
 // Catalogue P1..P10: privilege. Under runc every call is refused (EPERM from the capability check or
 // the sandbox's seccomp profile). gVisor applies the same profile (runsc --oci-seccomp) but answers
@@ -12,16 +10,9 @@ import { pythonPrelude } from "../support/python.ts";
 type Outcomes = Record<string, string>;
 
 describe.each(backends)("privilege (backend %s)", (backend) => {
-  let manager: SandboxManager;
-  beforeAll(async () => {
-    manager = await readyManager(backend);
-  });
-  afterAll(async () => {
-    await manager?.cleanupAll();
-  });
+  const manager = suiteManager(backend);
 
-  const probe = async (body: string): Promise<Outcomes> =>
-    resultJson<Outcomes>(await runCase(manager, { program: `${pythonPrelude}\n${body}` }));
+  const probe = (body: string): Promise<Outcomes> => probeOutcomes<Outcomes>(manager(), body);
 
   /** runc: exactly EPERM; gVisor: anything but success. */
   const expectRefused = (outcomes: Outcomes, names: string[]) => {

@@ -1,7 +1,5 @@
-import type { SandboxManager } from "@codeaction/sandbox";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { backends, readyManager, resultJson, runCase } from "../support/harness.ts";
-import { pythonPrelude } from "../support/python.ts";
+import { describe, expect, test } from "vitest";
+import { backends, probeOutcomes, suiteManager } from "../support/harness.ts";
 
 // Issue 18, findings 1 and 6: system calls around the seccomp profile. K1 and K2 reached AF_VSOCK
 // under runc past a filter stacked at exec time (other ABIs, io_uring); K3 held capabilities inside
@@ -11,16 +9,9 @@ import { pythonPrelude } from "../support/python.ts";
 type Outcomes = Record<string, string>;
 
 describe.each(backends)("system calls (backend %s)", (backend) => {
-  let manager: SandboxManager;
-  beforeAll(async () => {
-    manager = await readyManager(backend);
-  });
-  afterAll(async () => {
-    await manager?.cleanupAll();
-  });
+  const manager = suiteManager(backend);
 
-  const probe = async (body: string): Promise<Outcomes> =>
-    resultJson<Outcomes>(await runCase(manager, { program: `${pythonPrelude}\n${body}` }));
+  const probe = (body: string): Promise<Outcomes> => probeOutcomes<Outcomes>(manager(), body);
 
   test("K1: no AF_VSOCK socket through the i386 (int 0x80) or x32 system-call ABI", {
     timeout: 180_000,

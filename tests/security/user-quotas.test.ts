@@ -1,6 +1,6 @@
-import type { SandboxManager, SandboxSession, SpawnedProcess } from "@codeaction/sandbox";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { backends, docker, executePython, readyManager } from "../support/harness.ts";
+import type { SandboxSession, SpawnedProcess } from "@codeaction/sandbox";
+import { describe, expect, test } from "vitest";
+import { backends, docker, executePython, suiteManager } from "../support/harness.ts";
 
 // Finding 7 of the second red-team round (docs/security.md, case Q1): per-uid kernel quotas. The
 // inotify instances and POSIX message-queue bytes a uid may hold are counted per uid by the host's
@@ -89,18 +89,12 @@ async function inspectedUid(session: SandboxSession): Promise<number> {
 }
 
 describe.each(backends)("per-uid kernel quotas (backend %s)", (backend) => {
-  let manager: SandboxManager;
-  beforeAll(async () => {
-    manager = await readyManager(backend);
-  });
-  afterAll(async () => {
-    await manager?.cleanupAll();
-  });
+  const manager = suiteManager(backend);
 
   test("Q1: while one sandbox holds every inotify instance and message-queue byte its uid may, another still gets its own", async () => {
     const [first, second] = await Promise.all([
-      manager.createSession({ deadlineSeconds: 600 }),
-      manager.createSession({ deadlineSeconds: 600 }),
+      manager().createSession({ deadlineSeconds: 600 }),
+      manager().createSession({ deadlineSeconds: 600 }),
     ]);
     let holder: SpawnedProcess | undefined;
     try {

@@ -10,12 +10,13 @@ import {
   SandboxManager,
   type SandboxSession,
 } from "@codeaction/sandbox";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { renderStubsModule } from "../../packages/core/src/code-action/python-stubs.ts";
 import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
 import { defaultUserRange as userRange } from "../../packages/sandbox/src/config.ts";
 import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { pythonPrelude } from "./python.ts";
 
 /** Both runtimes every case runs under: runc ("docker") and runsc ("gvisor"). */
 export const backends = ["docker", "gvisor"] as const;
@@ -235,6 +236,29 @@ export async function readyManager(
   const manager = new SandboxManager({ backend, network: "none", ...config });
   await manager.ready();
   return manager;
+}
+
+/** A ready manager for the suite it is called in (made in beforeAll, cleaned up in afterAll). */
+export function suiteManager(backend: Backend, config: SandboxConfigInput = {}): () => SandboxManager {
+  let manager: SandboxManager | undefined;
+  beforeAll(async () => {
+    manager = await readyManager(backend, config);
+  });
+  afterAll(async () => {
+    await manager?.cleanupAll();
+  });
+  return () => {
+    if (!manager) throw new Error("the suite's sandbox manager is not ready (beforeAll failed)");
+    return manager;
+  };
+}
+
+/** Runs `body` after the probe prelude (tests/support/python.ts) and returns its RESULT as JSON. */
+export async function probeOutcomes<T = Record<string, string>>(
+  manager: SandboxManager,
+  body: string,
+): Promise<T> {
+  return resultJson<T>(await runCase(manager, { program: `${pythonPrelude}\n${body}` }));
 }
 
 /** The fenced reply a model would write. */
