@@ -4,7 +4,7 @@ import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defaultImage } from "../config.ts";
-import { removeContainer } from "../docker-operations.ts";
+import { removeContainer, statusCodeOf } from "../docker-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import type { EgressLogEntry } from "./access-log.ts";
 import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
@@ -345,11 +345,20 @@ describe("egress proxy lifetime", () => {
     try {
       expect((await container.inspect()).State.Running).toBe(true);
       child.kill("SIGKILL");
-      // Generous upper bound: it must end by itself, not at its 24-hour deadline.
+      // Generous upper bound: it must end by itself, not at its 24-hour deadline. Once ended, its
+      // owner being dead, another process's sweep may remove it first: gone counts as ended.
+      const stillRunning = () =>
+        container.inspect().then(
+          (state) => state.State.Running,
+          (error: unknown) => {
+            if (statusCodeOf(error) === 404) return false;
+            throw error;
+          },
+        );
       let running = true;
       for (let attempt = 0; attempt < 60 && running; attempt += 1) {
         await new Promise((resolve) => setTimeout(resolve, 500));
-        running = (await container.inspect()).State.Running;
+        running = await stillRunning();
       }
       expect(running).toBe(false);
     } finally {
