@@ -50,6 +50,11 @@ describe("buildAgent options", () => {
     );
   });
 
+  it("suggests the closest option for a typo, not only for another spelling", async () => {
+    const error = await refusal({ model, pattern: "code-action", codeAction: { maxRepiars: 2 } });
+    expect(error.message).toContain("unknown codeAction option 'maxRepiars' (did you mean 'maxRepairs'?)");
+  });
+
   it("refuses an unknown codeAction key, naming the valid codeAction keys", async () => {
     const error = await refusal({ model, pattern: "code-action", codeAction: { exec_timeout: 60 } });
     expect(error.message).toContain("unknown codeAction option 'exec_timeout' (did you mean 'execTimeout'?)");

@@ -23,6 +23,7 @@ import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
 import { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
 import type { ApprovalHook } from "./types.ts";
+import { closestName } from "./unknown-keys.ts";
 
 export type { ModelOption } from "./model.ts";
 
@@ -253,11 +254,9 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return where ? `${where}: ${issue.message}` : issue.message;
 }
 
-/** "exec_timeout" -> " (did you mean 'execTimeout'?)". */
+/** "exec_timeout" -> " (did you mean 'execTimeout'?)" (the same matching as tools' argument keys). */
 function hintFor(key: string, valid: string[]): string {
-  const camel = key.replace(/[_-]([a-z])/g, (_, letter: string) => letter.toUpperCase());
-  const lower = key.toLowerCase();
-  const match = valid.find((name) => name === camel || name.toLowerCase() === lower);
+  const match = closestName(key, valid);
   if (match) return ` (did you mean '${match}'?)`;
   if (key === "agentPattern" || key === "agent_pattern") return " (did you mean 'pattern'?)";
   return "";

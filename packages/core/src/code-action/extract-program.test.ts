@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractProgram, parseResultLine, readReplyProgram } from "./extract-program.ts";
+import { extractProgram, readReplyProgram } from "./extract-program.ts";
 
 describe("readReplyProgram", () => {
   const run = (reply: string) => readReplyProgram(reply);
@@ -75,20 +75,5 @@ describe("extractProgram", () => {
     expect(extractProgram("```python\nprint(1)\n```")).toBe("print(1)");
     expect(extractProgram("```python\na\n```\n```python\nb\n```")).toBe("a");
     expect(extractProgram("no code here")).toBe("");
-  });
-});
-
-describe("parseResultLine", () => {
-  it("takes the last RESULT line, as printed", () => {
-    expect(parseResultLine('RESULT: 1\nnoise\nRESULT: [{"a": 1.0}]\n')).toBe('[{"a": 1.0}]');
-  });
-
-  it("ignores RESULT not at the start of a line and handles CRLF", () => {
-    expect(parseResultLine("the RESULT: no\r\nRESULT: 42\r\n")).toBe("42");
-    expect(parseResultLine("nothing here")).toBeUndefined();
-  });
-
-  it("keeps an empty result", () => {
-    expect(parseResultLine("RESULT:\n")).toBe("");
   });
 });

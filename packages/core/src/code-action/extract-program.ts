@@ -89,16 +89,3 @@ export function extractProgram(reply: string): string {
   const first = blocksOf(reply).find((block) => pythonTags.has(block.tag) || block.tag === "");
   return first?.body ?? "";
 }
-
-/**
- * The answer: the text after the last `RESULT:` line of stdout, as printed (trimmed), or undefined.
- * Output after it is allowed and ignored; the prompt says the same.
- */
-export function parseResultLine(stdout: string): string | undefined {
-  let result: string | undefined;
-  for (const line of stdout.split("\n")) {
-    const match = /^RESULT:(.*)$/.exec(line.replace(/\r$/, ""));
-    if (match) result = (match[1] ?? "").trim();
-  }
-  return result;
-}

@@ -146,6 +146,13 @@ describe("findResult", () => {
     expect(findResult("RESULT:3")).toBe("3");
     expect(findResult('RESULT: {"a": 1}\n')).toBe('{"a": 1}');
     expect(findResult(" RESULT: indented\nresult: lower")).toBeUndefined();
+    expect(findResult("the RESULT: no\r\nRESULT: 42\r\n")).toBe("42");
+    expect(findResult("nothing here")).toBeUndefined();
+  });
+
+  test("keeps the answer as printed: one space after the colon dropped, an empty answer kept", () => {
+    expect(findResult("RESULT:  two \n")).toBe(" two ");
+    expect(findResult("RESULT:\n")).toBe("");
   });
 
   test("ignores a line the output cap cut short", () => {

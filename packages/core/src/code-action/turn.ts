@@ -16,7 +16,7 @@ import { linkedController, startChildRun, type TurnRunOptions } from "../tracing
 import type { AgentEvent, AgentResult, ApprovalHook, Attempt, AttemptStatus } from "../types.ts";
 import { type DataFile, placeDataFiles } from "./data-files.ts";
 import { createEventQueue } from "./event-queue.ts";
-import { parseResultLine, readReplyProgram } from "./extract-program.ts";
+import { readReplyProgram } from "./extract-program.ts";
 import { normalizeAnswer } from "./normalize-answer.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
 import {
@@ -494,10 +494,9 @@ async function runAttemptSteps(
     trackCleanup(context, tracker.settled());
   }
 
-  const result = run.result ?? parseResultLine(run.stdout);
+  // runProgram's status is "ok" only for exit 0 with a RESULT line (findResult, the one parser).
+  const result = run.result;
   let status: AttemptStatus = run.status;
-  if (status === "ok" && (run.exitCode !== 0 || result === undefined))
-    status = run.exitCode === 0 ? "no-result" : "error";
   const check = status === "ok" && options.answerShape ? options.answerShape.check(result ?? "") : undefined;
   if (check && !check.ok) status = "invalid-result";
   const attempt: Attempt = {
