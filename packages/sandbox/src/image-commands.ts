@@ -5,15 +5,31 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /**
+ * What the images built from our own Python recipes (`codeaction image build`, labelled
+ * `codeaction.flavour` base or data) are known to hold: no container is needed to look for it.
+ * A label is only a hint here: an image that lies about it fails at its first run instead.
+ */
+const knownByFlavour: Record<string, readonly string[]> = { base: ["python3"], data: ["python3"] };
+
+/**
  * Refuses an image that lacks one of `commands` on its PATH, naming the image, what is missing and
  * the fix. Nothing of the image runs: the files are read from a container that is created, never
- * started, and removed.
+ * started, and removed (not needed for what our own images are known to hold).
  */
 export async function requireImageCommands(
   docker: Dockerode,
-  options: { image: string; env: string[]; commands: string[]; labels: Record<string, string> },
+  options: {
+    image: string;
+    env: string[];
+    commands: string[];
+    labels: Record<string, string>;
+    /** The image's own labels (from its inspect). */
+    imageLabels?: Record<string, string>;
+  },
 ): Promise<void> {
-  if (options.commands.length === 0) return;
+  const known = knownByFlavour[options.imageLabels?.["codeaction.flavour"] ?? ""] ?? [];
+  const commands = options.commands.filter((command) => !known.includes(command));
+  if (commands.length === 0) return;
   const path = options.env.find((entry) => entry.startsWith("PATH="))?.slice("PATH=".length) || defaultPath;
   const folders = path.split(":").filter((folder) => folder.startsWith("/"));
   const container = await docker.createContainer({
@@ -26,7 +42,7 @@ export async function requireImageCommands(
   });
   try {
     const missing: string[] = [];
-    for (const command of options.commands) {
+    for (const command of commands) {
       if (!(await findCommand(container, folders, command))) missing.push(command);
     }
     if (missing.length === 0) return;

@@ -203,6 +203,7 @@ export class SandboxManager {
       image: this.config.image,
       env: this.imageEnv,
       commands: this.requiredCommands,
+      imageLabels: image.Config?.Labels ?? {},
       labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
     });
     this.pool.start();
