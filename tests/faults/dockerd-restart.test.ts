@@ -112,7 +112,16 @@ describe("L3: dockerd restarted mid-run", () => {
         const outcome = await turn;
         expect(outcome.ok, `trial ${trial} (${backend}) succeeded although dockerd stopped`).toBe(false);
         if (!outcome.ok) {
-          expect(outcome.error.name).toBe("SandboxRunError");
+          const seen = JSON.stringify(
+            outcome.error.attempts?.map((attempt) => ({
+              ...attempt,
+              program: undefined,
+              modelReply: undefined,
+            })),
+          ).slice(0, 2000);
+          expect(outcome.error.name, `trial ${trial} (${backend}): ${outcome.error.message}\n${seen}`).toBe(
+            "SandboxRunError",
+          );
           expect(outcome.error.attempts?.map((attempt) => attempt.status)).toEqual(["infrastructure"]);
           outcomes.push(`${backend}: ${outcome.error.message.slice(0, 160)}`);
         }

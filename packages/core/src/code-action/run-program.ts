@@ -153,7 +153,7 @@ async function statusOf(
     if (await oomKilled(inspect)) return { status: "oom" };
     // The program (same uid) can signal its relay: its failure, when the container still runs. A
     // container that stopped (dockerd restarted, the engine killed it) is the infrastructure's.
-    if (outcome.relaySignal !== undefined && (await stillRunning(inspect))) return { status: "error" };
+    if (outcome.relaySignal !== undefined && (await staysRunning(inspect))) return { status: "error" };
     return { status: "infrastructure", infrastructureError: outcome.failure ?? "the relay reported no exit" };
   }
   // A SIGKILL the host did not send is the OOM killer; `sys.exit(137)` is only an exit code.
@@ -165,13 +165,22 @@ async function statusOf(
   return { status: result === undefined ? "no-result" : "ok" };
 }
 
-async function stillRunning(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
+/**
+ * Whether the container runs now and still does 2 s later. An engine that stops a container (a
+ * dockerd shutting down kills PID 1, and with it the relay) can still report it running for a
+ * moment after the relay's exit; a program that killed its own relay leaves it running.
+ */
+async function staysRunning(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
   if (!inspect) return true;
-  try {
-    return (await inspect()).State?.Running === true;
-  } catch {
-    return false;
+  for (let check = 0; check < 5; check += 1) {
+    if (check > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+    try {
+      if ((await inspect()).State?.Running !== true) return false;
+    } catch {
+      return false;
+    }
   }
+  return true;
 }
 
 async function oomKilled(inspect: RunProgramOverOptions["inspect"]): Promise<boolean> {
