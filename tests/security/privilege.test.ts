@@ -3,7 +3,8 @@ import { defaultUserRange } from "../../packages/sandbox/src/config.ts";
 import { backends, hostileMarker, probeOutcomes, suiteManager } from "../support/harness.ts";
 
 // Catalogue P1..P10: privilege. Under runc every call is refused (EPERM from the capability check or
-// the sandbox's seccomp profile). gVisor applies the same profile (runsc --oci-seccomp) but answers
+// the sandbox's seccomp profile). Under gVisor each exec installs the same refusals first (the
+// sandbox's syscall guard; runsc --oci-seccomp is not used, see docs/security.md), and gVisor answers
 // some calls from its own kernel first (ENOSYS): there most tests assert that nothing was gained on
 // the host, not a particular errno.
 
@@ -42,7 +43,7 @@ print("RESULT:", json.dumps({
     expect(outcome.capPrm).toBe("0000000000000000");
     expect(outcome.capBnd).toBe("0000000000000000");
     expect(outcome.noNewPrivs).toBe("1");
-    // gVisor reports the seccomp profile it applies (runsc --oci-seccomp) but has no NoNewPrivs line.
+    // gVisor reports the seccomp filter the exec installed (the syscall guard) but has no NoNewPrivs line.
     expect(outcome.seccomp).toBe("2");
     if (backend === "docker") expect(outcome.noNewPrivsLine).toBe("1");
   });
@@ -121,8 +122,8 @@ def try_namespace(flag):
 print("RESULT:", json.dumps({"user": try_namespace(0x10000000), "mount": try_namespace(0x00020000),
                             "network": try_namespace(0x40000000)}))
 `);
-    // The sandbox's seccomp profile refuses unshare under both runtimes (gVisor applies it with
-    // --oci-seccomp; before, gVisor granted all three inside its own kernel).
+    // Refused under both runtimes: by the profile under runc, by the exec's syscall guard under gVisor
+    // (before, gVisor granted all three inside its own kernel).
     expect(outcome).toEqual({ user: "EPERM", mount: "EPERM", network: "EPERM" });
   });
 
