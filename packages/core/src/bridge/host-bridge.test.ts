@@ -3,6 +3,19 @@ import { renderStubsModule } from "../code-action/python-stubs.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { echoTool, isRunning, runLocally } from "./local-relay.test-helper.ts";
 
+/** A tool named `fail` that always throws `message`. */
+function failingTool(message: string): ToolSpec {
+  return {
+    name: "fail",
+    description: "Always fails.",
+    origin: "tool",
+    inputSchema: { type: "object", properties: {} },
+    invoke: async () => {
+      throw new Error(message);
+    },
+  };
+}
+
 // Protocol tests: the real relay and codeaction_tools module, run by this machine's python3 over
 // pipes, with the bridge folder in a temp dir. Hostile programs forge requests by hand.
 
@@ -407,15 +420,7 @@ except ToolError as error:
   });
 
   test("tracebacks show the program's own lines only: no bootstrap or codeaction_tools frame", async () => {
-    const tool: ToolSpec = {
-      name: "fail",
-      description: "Always fails.",
-      origin: "tool",
-      inputSchema: { type: "object", properties: {} },
-      invoke: async () => {
-        throw new Error("no such region");
-      },
-    };
+    const tool = failingTool("no such region");
     const uncaught = await runLocally({
       program: "def load():\n    return fail()\n\nload()\n",
       stubsSource: renderStubsModule([tool]),
@@ -435,15 +440,7 @@ except ToolError as error:
   });
 
   test("a tool that throws raises ToolError, which the program can catch", async () => {
-    const tool: ToolSpec = {
-      name: "fail",
-      description: "Always fails.",
-      origin: "tool",
-      inputSchema: { type: "object", properties: {} },
-      invoke: async () => {
-        throw new Error("the database is down");
-      },
-    };
+    const tool = failingTool("the database is down");
     const run = await runLocally({
       program: `
 try:
