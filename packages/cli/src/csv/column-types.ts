@@ -41,6 +41,18 @@ export function convertCell(cell: string, type: ColumnType): CellValue {
   }
 }
 
+/**
+ * A cell of a column typed from a sample: as convertCell when it fits the column's type (an int
+ * column's float cell is a number too), else its text exactly as written (never NaN or false).
+ */
+export function convertSampledCell(cell: string, type: ColumnType): CellValue {
+  const cellType = classifyCell(cell);
+  if (cellType === "empty") return null;
+  const numeric = (kind: ColumnType) => kind === "int" || kind === "float";
+  if (cellType === type || (numeric(cellType) && numeric(type))) return convertCell(cell, cellType);
+  return cell;
+}
+
 /** The Python type name a program sees. */
 export function pythonTypeName(type: ColumnType): string {
   return type === "empty" ? "None" : type;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CsvInputError } from "../errors/csv-input-error.ts";
-import { readRows, scanCsv, tableName } from "./csv-table.ts";
+import { countLines, readRows, scanCsv, tableName } from "./csv-table.ts";
 
 let folder: string;
 beforeAll(async () => {
@@ -131,5 +131,55 @@ describe("scanCsv and readRows", () => {
     expect(tableName("data/Q3 Orders.csv")).toBe("q3_orders");
     expect(tableName("2026-sales.csv")).toBe("table_2026_sales");
     expect(tableName("---.csv")).toBe("csv");
+  });
+});
+
+describe("a file bigger than the typing sample", () => {
+  // 200 rows of "id,amount,flag": ids and amounts are ints, flags booleans, in the first rows only.
+  const head = Array.from({ length: 200 }, (_, index) => `${index},${index * 2},${index % 2 === 0}`);
+
+  it("is typed from its first rows and counted by line breaks; later cells that do not fit come as text", async () => {
+    const tail = ["200,2.5,maybe", "", "201,n/a,false", "202,,true"];
+    const path = await csvFile("sampled.csv", `id,amount,flag\r\n${[...head, ...tail].join("\r\n")}\r\n\r\n`);
+    const table = await scanCsv(path, { sampleBytes: 512 });
+    expect(table.sample?.rows).toBeGreaterThan(10);
+    expect(table.sample?.rows).toBeLessThan(200);
+    expect(table.sample?.rowCountEstimated).toBe(false);
+    // Blank lines are not rows, for csv-parse nor for the count.
+    expect(table.rowCount).toBe(203);
+    expect(table.columns.map((column) => [column.name, column.type, column.hasEmpty])).toEqual([
+      ["id", "int", false],
+      ["amount", "int", false],
+      ["flag", "bool", false],
+    ]);
+    const rows = await readRows(table, { offset: 199 });
+    expect(rows).toEqual([
+      { id: 199, amount: 398, flag: false },
+      { id: 200, amount: 2.5, flag: "maybe" },
+      { id: 201, amount: "n/a", flag: false },
+      { id: 202, amount: null, flag: true },
+    ]);
+  });
+
+  it("is typed from every cell when it fits the sample, as before", async () => {
+    const path = await csvFile("whole.csv", `id,amount,flag\n${head.join("\n")}\n`);
+    const table = await scanCsv(path, { sampleBytes: 1024 * 1024 });
+    expect(table.sample).toBeUndefined();
+    expect(table.rowCount).toBe(200);
+  });
+
+  it("says its count is an estimate when the sample held a quoted line break", async () => {
+    const rows = head.map((row, index) => (index === 3 ? `${row},"two\nlines"` : `${row},x`));
+    const path = await csvFile("multiline.csv", `id,amount,flag,note\n${rows.join("\n")}\n`);
+    const table = await scanCsv(path, { sampleBytes: 256 });
+    expect(table.sample?.rowCountEstimated).toBe(true);
+    expect(table.rowCount).toBe(200);
+  });
+
+  it("counts lines with content from a byte offset: LF, CRLF, blank lines, no final line break", async () => {
+    const path = await csvFile("lines.txt", "skip\na\r\n\r\nb\n\nc");
+    expect(await countLines(path, 0)).toBe(4);
+    expect(await countLines(path, 5)).toBe(3);
+    expect(await countLines(await csvFile("empty.txt", ""), 0)).toBe(0);
   });
 });

@@ -3,7 +3,14 @@ import { open, stat } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { CsvError, parse } from "csv-parse";
 import { CsvInputError } from "../errors/csv-input-error.ts";
-import { type CellValue, type ColumnType, classifyCell, convertCell, widenType } from "./column-types.ts";
+import {
+  type CellValue,
+  type ColumnType,
+  classifyCell,
+  convertCell,
+  convertSampledCell,
+  widenType,
+} from "./column-types.ts";
 import { type DataFormat, readSourceRecords, type SourceRecord } from "./data-formats.ts";
 import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
 
@@ -34,7 +41,28 @@ export type CsvTable = {
   textBytes: number;
   /** The header as read, before blank or repeated names were made unique. */
   keys: string[];
+  /**
+   * Set when the file is bigger than the typing sample: columns were typed (and categories, dates
+   * and blanks seen) from its first `rows` rows only, and the rest of the rows were counted by line
+   * breaks, not parsed. Unset: every cell was read (a file within the sample, or a whole-file format).
+   */
+  sample?: TypingSample;
 };
+
+export type TypingSample = {
+  /** Rows typed. */
+  rows: number;
+  /** Bytes of the file those rows take. */
+  bytes: number;
+  /** True when a typed cell held a line break: the count by lines is then an estimate (quoted line breaks). */
+  rowCountEstimated: boolean;
+};
+
+/**
+ * A CSV or TSV file over this size is typed from its first rows up to this many bytes; the rest is
+ * only counted. A full scan of a 45 MB file took 8 s at low load; the sample takes a tenth of it.
+ */
+export const typingSampleBytes = 4 * 1024 * 1024;
 
 export type CsvRow = Record<string, CellValue>;
 
@@ -51,12 +79,16 @@ export type ScanOptions = {
   format?: DataFormat;
   /** Called every 10,000 rows and at the end. */
   onProgress?: (progress: ScanProgress) => void;
+  /** Bytes of a CSV or TSV file typed before the rest is only counted (default typingSampleBytes). */
+  sampleBytes?: number;
 };
 
 /**
  * Reads a data file once, as a stream where the format allows (a CSV of any size takes constant
- * memory), and infers each column's type from every cell. Throws CsvInputError naming the file,
- * and the line where there is one, for a missing, empty, binary, ragged or malformed file.
+ * memory), and infers each column's type from every cell, or, for a CSV or TSV bigger than
+ * `sampleBytes`, from the cells of its first rows up to that size (the rest is counted by line
+ * breaks, see CsvTable.sample). Throws CsvInputError naming the file, and the line where there is
+ * one, for a missing, empty, binary, ragged or malformed file (beyond a sample: when a page is read).
  */
 export async function scanCsv(file: string, options: ScanOptions = {}): Promise<CsvTable> {
   const format = options.format ?? "csv";
@@ -69,9 +101,11 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     }
     delimiter = format === "tsv" ? "\t" : sniffDelimiter(sample);
   }
+  const sampleBytes = format === "csv" || format === "tsv" ? (options.sampleBytes ?? typingSampleBytes) : 0;
   let scan: ColumnScan | undefined;
   let keys: string[] = [];
-  for await (const { record, bytesRead } of readRecords({ file, format, delimiter })) {
+  let sampleEnd: number | undefined;
+  for await (const { record, bytesRead, endByte } of readRecords({ file, format, delimiter })) {
     if (!scan) {
       keys = record;
       scan = new ColumnScan(headerNames(record, file));
@@ -84,8 +118,17 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
         totalBytes: sizeBytes,
         ...(bytesRead ? { bytesRead } : {}),
       });
+    if (sampleBytes > 0 && endByte !== undefined && endByte >= sampleBytes && endByte < sizeBytes) {
+      sampleEnd = endByte;
+      break;
+    }
   }
   if (!scan || scan.header.length === 0) throw emptyFile(file);
+  let typingSample: TypingSample | undefined;
+  if (sampleEnd !== undefined) {
+    typingSample = { rows: scan.rowCount, bytes: sampleEnd, rowCountEstimated: scan.sawLineBreak };
+    scan.rowCount += await countLines(file, sampleEnd);
+  }
   options.onProgress?.({ rows: scan.rowCount, bytesRead: sizeBytes, totalBytes: sizeBytes });
   return {
     file,
@@ -97,7 +140,29 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     sizeBytes,
     textBytes: scan.textBytes,
     keys,
+    ...(typingSample ? { sample: typingSample } : {}),
   };
+}
+
+/**
+ * The lines of a file from byte `start` on that hold more than a line ending (csv-parse skips the
+ * blank ones): the rows there when no field holds a quoted line break. One streamed pass of
+ * Buffer.indexOf, no parsing.
+ */
+export async function countLines(file: string, start: number): Promise<number> {
+  let lines = 0;
+  let lineBytes = 0;
+  for await (const chunk of createReadStream(file, { start }) as AsyncIterable<Buffer>) {
+    let from = 0;
+    for (let end = chunk.indexOf(10, from); end !== -1; end = chunk.indexOf(10, from)) {
+      lineBytes += end - from;
+      if (lineBytes > 1 || (lineBytes === 1 && chunk[end - 1] !== 13)) lines += 1;
+      lineBytes = 0;
+      from = end + 1;
+    }
+    lineBytes += chunk.length - from;
+  }
+  return lineBytes > 0 ? lines + 1 : lines;
 }
 
 function emptyFile(file: string): CsvInputError {
@@ -116,6 +181,8 @@ class ColumnScan {
   private categories: (Set<string> | undefined)[];
   private isoDates: boolean[];
   private hasEmpty: boolean[];
+  /** True once a cell held a line break (a quoted one: the record spans lines). */
+  sawLineBreak = false;
 
   readonly header: string[];
 
@@ -133,6 +200,7 @@ class ColumnScan {
     for (let index = 0; index < record.length; index += 1) {
       const cell = record[index]!;
       this.textBytes += cell.length;
+      if (!this.sawLineBreak && cell.includes("\n")) this.sawLineBreak = true;
       const cellType = classifyCell(cell);
       if (cellType === "empty") {
         this.hasEmpty[index] = true;
@@ -218,8 +286,10 @@ export function openRowReader(table: CsvTable): RowReader {
         const record = await nextRecord();
         if (record === undefined) break;
         const row: CsvRow = {};
+        // Beyond a typing sample a cell may not fit its column's type: it then comes as its text.
+        const convert = table.sample ? convertSampledCell : convertCell;
         table.columns.forEach((column, columnIndex) => {
-          row[column.name] = convertCell(record[columnIndex] ?? "", column.type);
+          row[column.name] = convert(record[columnIndex] ?? "", column.type);
         });
         rows.push(row);
         position += 1;
@@ -244,8 +314,16 @@ async function* parseRecords(file: string, delimiter: Delimiter): AsyncGenerator
   const source = createReadStream(file);
   const parser = source.pipe(parse({ delimiter, bom: true, skip_empty_lines: true, info: true }));
   try {
-    for await (const item of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      yield { record: item.record, line: item.info.lines, bytesRead: source.bytesRead };
+    for await (const item of parser as AsyncIterable<{
+      record: string[];
+      info: { lines: number; bytes: number };
+    }>) {
+      yield {
+        record: item.record,
+        line: item.info.lines,
+        bytesRead: source.bytesRead,
+        endByte: item.info.bytes,
+      };
     }
   } catch (error) {
     throw csvProblem(file, error);

@@ -91,4 +91,22 @@ describe("csvTool", () => {
     const last = (await spec.invoke({ offset: pageSize, limit: pageSize }, context)) as unknown[];
     expect(last).toHaveLength(rowCount - pageSize);
   });
+
+  it("says when the types come from a sample, and pages a sampled file by what it reads", async () => {
+    const path = join(folder, "sampled.csv");
+    const row = `${"y".repeat(1000)},1\n`;
+    const rowCount = Math.ceil((maxResultBytesPerCall * 1.5) / row.length);
+    await writeFile(path, `text,n\n${row.repeat(rowCount)}`);
+    const table = await scanCsv(path, { sampleBytes: 64 * 1024 });
+    expect(table.sample?.rows).toBe(Math.ceil((64 * 1024 - 7) / row.length));
+    expect(table.rowCount).toBe(rowCount);
+    const pageSize = rowsPerCall(table);
+    expect(describeTable(table)).toContain(
+      `types (and the values listed) are from a sample, the first ${table.sample?.rows} rows (0.1 MiB)`,
+    );
+    const spec = fromLangChainTool(csvTool(table), "csv");
+    await expect(spec.invoke({}, context)).rejects.toThrow(`more than the ${pageSize} one call may return`);
+    const tail = (await spec.invoke({ offset: rowCount - 3 }, context)) as unknown[];
+    expect(tail).toHaveLength(3);
+  });
 });

@@ -48,10 +48,16 @@ function describeColumn(column: CsvColumn): string {
  */
 export function describeTable(table: CsvTable, options: { dataPath?: string } = {}): string {
   const fileName = table.file.split(/[\\/]/).pop() ?? table.file;
-  const rowText = `${table.rowCount.toLocaleString("en-US")} row${table.rowCount === 1 ? "" : "s"}`;
+  const about = table.sample?.rowCountEstimated ? "about " : "";
+  const rowText = `${about}${table.rowCount.toLocaleString("en-US")} row${table.rowCount === 1 ? "" : "s"}`;
   const lines = [
     `Return the rows of ${fileName} (${rowText}) as a list of dicts, one per row, with typed values: ${table.columns.map(describeColumn).join(", ")}.`,
   ];
+  if (table.sample) {
+    lines.push(
+      `The types (and the values listed) are from a sample, the first ${table.sample.rows.toLocaleString("en-US")} rows (${(table.sample.bytes / 1024 ** 2).toFixed(1)} MiB); a later cell that does not fit its column's type comes as its text.`,
+    );
+  }
   const pageSize = rowsPerCall(table);
   if (Number.isFinite(pageSize)) {
     lines.push(
@@ -113,19 +119,30 @@ export function csvTool(table: CsvTable, options: { name?: string; dataPath?: st
       throw error;
     }
   };
+  const tooMany = (rows: number | string) =>
+    new Error(
+      `${loaderName(table)} would return ${rows} rows, more than the ${pageSize} one call may return; pass limit=${pageSize} and step offset= by it`,
+    );
+  const queued = (offset: number, limit: number): Promise<CsvRow[]> => {
+    const page = queue.then(() => readPage(offset, limit));
+    queue = page.catch(() => undefined);
+    return page;
+  };
+  // A sampled table's row count comes from line breaks: the page itself tells whether the rest fits.
+  const readSampledTable = async (offset: number, limit = Number.POSITIVE_INFINITY) => {
+    if (limit <= pageSize) return queued(offset, limit);
+    const rows = await queued(offset, pageSize + 1);
+    if (rows.length > pageSize) throw tooMany(`over ${pageSize}`);
+    return rows;
+  };
   return tool(
     async (args: { offset?: number; limit?: number }): Promise<CsvRow[]> => {
       const offset = args.offset ?? 0;
+      if (table.sample) return readSampledTable(offset, args.limit);
       const remaining = Math.max(0, table.rowCount - offset);
       const limit = args.limit ?? remaining;
-      if (limit > pageSize && remaining > pageSize) {
-        throw new Error(
-          `${loaderName(table)} would return ${Math.min(limit, remaining)} rows, more than the ${pageSize} one call may return; pass limit=${pageSize} and step offset= by it`,
-        );
-      }
-      const page = queue.then(() => readPage(offset, limit));
-      queue = page.catch(() => undefined);
-      return page;
+      if (limit > pageSize && remaining > pageSize) throw tooMany(Math.min(limit, remaining));
+      return queued(offset, limit);
     },
     {
       name: options.name ?? loaderName(table),

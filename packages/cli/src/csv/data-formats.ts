@@ -61,7 +61,14 @@ export function howToRead(format: DataFormat, path: string): string {
 export const maxWholeFileBytes = 256 * 1024 * 1024;
 
 /** One record of a data file as text cells, the header first; `line` locates it for error messages. */
-export type SourceRecord = { record: string[]; line: number; bytesRead?: number };
+export type SourceRecord = {
+  record: string[];
+  line: number;
+  /** Bytes of the file read so far (a stream's position, a chunk ahead of the record). */
+  bytesRead?: number;
+  /** The byte offset just after this record (CSV and TSV). */
+  endByte?: number;
+};
 
 /**
  * The records of a JSON, JSON Lines, xlsx or parquet file as text cells, the header first, so that
