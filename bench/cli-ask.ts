@@ -60,7 +60,7 @@ export async function measureCliAsk(options: {
       const session = await manager.createSession();
       await session.execute("true");
       const containerStart = performance.now() - started;
-      await session.destroy();
+      await session.close();
       // The first round loads caches and is not counted.
       if (round > 0) {
         samples.ask.push(ask);
@@ -70,7 +70,7 @@ export async function measureCliAsk(options: {
       options.onProgress?.(`cli ask round ${round}/${options.rounds}`);
     }
   } finally {
-    await manager.cleanupAll();
+    await manager.close();
     await rm(folder, { recursive: true, force: true });
   }
   return samples;

@@ -69,7 +69,7 @@ export async function measureColdPath(options: {
       options.onProgress?.(`cold path (${options.backend}) round ${round}/${options.rounds}`);
     }
   } finally {
-    await manager.cleanupAll();
+    await manager.close();
   }
   return samples;
 }
@@ -93,7 +93,7 @@ async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, 
   if (exitCode !== 0 || !Buffer.concat(stdout).toString().includes("RESULT: 1")) {
     throw new Error(`the cold-path program failed: exit ${exitCode}`);
   }
-  await session.destroy();
+  await session.close();
   const removed = performance.now();
   const launchTotal = Object.values(launchSteps).reduce((total, value) => total + value, 0);
   return {

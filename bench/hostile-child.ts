@@ -68,6 +68,6 @@ try {
     })}\n`,
   );
 } finally {
-  await agent.shutdown().catch(() => undefined);
+  await agent.close().catch(() => undefined);
 }
 process.exit(0);

@@ -46,7 +46,7 @@ export async function measureIdleMemory(options: {
       if (!drained) throw new Error("the idle drain did not remove the warm container");
       samples.hostAfterDrainBytes.push(before - (await hostAvailableBytes()));
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
     options.onProgress?.(`idle memory round ${round}/${options.rounds}`);
   }

@@ -55,7 +55,7 @@ export async function measureSamples(options: {
       options.onProgress?.(`samples round ${round + 1}/${options.rounds}`);
     }
   } finally {
-    await Promise.allSettled([one.shutdown(), two.shutdown()]);
+    await Promise.allSettled([one.close(), two.close()]);
   }
   return result;
 }

@@ -85,7 +85,7 @@ for (let index = 0; index < runs; index += 1) {
   if ((index + 1) % 100 === 0) await sample(index + 1);
 }
 if (runs % 100 !== 0) await sample(runs);
-await agent.shutdown();
+await agent.close();
 await sample(runs); // after shutdown: every container removed
 
 const first = samples[0]!;

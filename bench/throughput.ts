@@ -106,6 +106,6 @@ export async function measureThroughput(options: {
       hostMemoryPerLiveRunBytes: hostMemory,
     };
   } finally {
-    await agent.shutdown();
+    await agent.close();
   }
 }

@@ -76,12 +76,12 @@ export async function measureToolCallCost(options: {
           throw new Error(`the reference run failed: ${run.stderr.slice(-300)}`);
         samples.reference.push(...(JSON.parse(line.slice(8)) as number[]));
       } finally {
-        await session.destroy();
+        await session.close();
       }
       options.onProgress?.(`tool-call cost round ${round + 1}/${options.rounds}`);
     }
   } finally {
-    await Promise.allSettled([agent.shutdown(), manager.cleanupAll()]);
+    await Promise.allSettled([agent.close(), manager.close()]);
   }
   return samples;
 }

@@ -83,7 +83,7 @@ export async function measureTurnOverhead(options: {
       options.onProgress?.(`turn overhead (${options.backend}) round ${round + 1}/${options.rounds}`);
     }
   } finally {
-    await Promise.allSettled([cold.shutdown(), defaults.shutdown(), pooled.shutdown()]);
+    await Promise.allSettled([cold.close(), defaults.close(), pooled.close()]);
   }
   return samples;
 }

@@ -14,7 +14,7 @@ try {
   const result = await agent.invoke({ messages: [{ role: "user", content: q3Question }] });
   console.log(">>>", result.messages.at(-1)?.content);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }
 
 // The same calculation in plain code, without any model (in cents, so the sums are exact).

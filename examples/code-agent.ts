@@ -26,5 +26,5 @@ try {
   const result = await agent.invoke({ messages: [{ role: "user", content: q3Question }] });
   console.log(">>>", result.messages.at(-1)?.content);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

@@ -16,5 +16,5 @@ try {
   });
   console.log(result.stdout + result.stderr);
 } finally {
-  await manager.cleanupAll();
+  await manager.close();
 }

@@ -19,5 +19,5 @@ try {
   const time = await session.execute(slow);
   console.log(`time:   exit ${time.exitCode}, timed out ${time.timedOut}, ${JSON.stringify(time.stderr)}`);
 } finally {
-  await manager.cleanupAll();
+  await manager.close();
 }

@@ -28,5 +28,5 @@ try {
   const result = await agent.invoke({ messages: [{ role: "user", content: question }] });
   console.log(">>>", result.messages.at(-1)?.content);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

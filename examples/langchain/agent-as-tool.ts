@@ -28,5 +28,5 @@ try {
   });
   for (const message of state.messages) console.log(`${message.getType()}: ${message.text}`);
 } finally {
-  await analyst.shutdown();
+  await analyst.close();
 }

@@ -74,5 +74,5 @@ try {
   });
   console.log(`answer: ${result.answer}`);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

@@ -54,5 +54,5 @@ try {
   console.log(`server: ${await outcome}`);
 } finally {
   server.close();
-  await agent.shutdown();
+  await agent.close();
 }

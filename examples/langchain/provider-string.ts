@@ -14,5 +14,5 @@ try {
   console.log(`answer: ${result.answer}`);
   console.log(`tokens: ${result.usage.inputTokens} in, ${result.usage.outputTokens} out`);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

@@ -22,5 +22,5 @@ try {
   }
   console.log(`attempts: ${result.attempts.map((attempt) => attempt.status).join(", ")}`);
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

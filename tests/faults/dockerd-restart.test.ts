@@ -130,7 +130,7 @@ describe("L3: dockerd restarted mid-run", () => {
         expect(next.answer).toBe("after the restart");
       } finally {
         await startDockerd();
-        await agent.shutdown().catch(() => undefined);
+        await agent.close().catch(() => undefined);
       }
     }
     expect(await containersOfThisProcess()).toEqual([]);

@@ -71,7 +71,7 @@ describe("L2: the host process SIGKILLed mid-run", () => {
       const next = new SandboxManager({ backend });
       await next.ready();
       expect(await containersOf(pid, { runningOnly: false }), `trial ${trial} after the sweep`).toEqual([]);
-      await next.cleanupAll();
+      await next.close();
       summary.push(`${backend}: stopped ${stoppedAfterMs} ms after the kill`);
     }
     console.info(`[L2] ${summary.join("; ")}`);

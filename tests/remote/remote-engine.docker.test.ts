@@ -62,7 +62,7 @@ describe.each(fronts)("the sandbox over $name", (front) => {
   });
 
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
 
   test("connects and says which endpoint and why", async () => {
@@ -112,10 +112,10 @@ describe.each(fronts)("the sandbox over $name", (front) => {
         const result = await session.execute("echo pooled; id -u");
         expect(result.stdout).toBe(`pooled\n${session.config.user?.split(":")[0]}\n`);
       } finally {
-        await session.destroy();
+        await session.close();
       }
     } finally {
-      await pooled.cleanupAll();
+      await pooled.close();
     }
   });
 

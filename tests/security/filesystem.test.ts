@@ -20,7 +20,7 @@ describe.each(backends)("filesystem (backend %s)", (backend) => {
     manager = await readyManager(backend);
   });
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
 
   test("F1: writes to /, /etc/passwd and site.py fail read-only; the next run sees nothing changed", async () => {

@@ -66,7 +66,7 @@ describe.each(backends)("the host stays bounded (backend %s)", (backend) => {
     manager = await readyManager(backend);
   });
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
 
   test("H1, H2: 1 MiB arguments (known, unknown and over-the-cap tools) and a 17 MiB result are recorded as sizes and previews", async () => {

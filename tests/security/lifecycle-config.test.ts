@@ -168,7 +168,7 @@ describe("bad configuration is refused before anything starts", () => {
       ...(options as object),
     } as never).then(
       async (agent) => {
-        await agent.shutdown();
+        await agent.close();
         return undefined;
       },
       (failure: unknown) => failure,
@@ -202,7 +202,7 @@ describe.each(backends)("small soak (backend %s)", (backend) => {
         }
       }
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
     const [start, end] = samples;
     expect(end!.fds - start!.fds, JSON.stringify(samples)).toBeLessThan(20);

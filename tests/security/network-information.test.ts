@@ -17,7 +17,7 @@ describe.each(backends)("network and information (backend %s)", (backend) => {
     manager = await readyManager(backend, { env: { TEAM: "blue" } });
   });
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
 
   const probe = async (body: string): Promise<Outcomes> =>
@@ -162,8 +162,8 @@ for url in ["http://example.invalid/", "http://localhost:9/"]:
         expect(result.stdout).toMatch(/localhost:9\/ refused HTTPError 403/);
       }
     } finally {
-      await session.destroy();
-      await restricted.cleanupAll();
+      await session.close();
+      await restricted.close();
     }
   });
 

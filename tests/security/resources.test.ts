@@ -33,7 +33,7 @@ describe.each(backends)("resources (backend %s)", (backend) => {
     [tight, roomy] = await Promise.all([readyManager(backend, tightConfig), readyManager(backend)]);
   });
   afterAll(async () => {
-    await Promise.all([tight?.cleanupAll(), roomy?.cleanupAll()]);
+    await Promise.all([tight?.close(), roomy?.close()]);
   });
 
   const bombDeadline = backend === "gvisor" ? 20 : 60;
@@ -46,7 +46,7 @@ describe.each(backends)("resources (backend %s)", (backend) => {
       const result = await other.execute("echo neighbour alive", { timeout: 30 });
       expect(result.stdout).toBe("neighbour alive\n");
     } finally {
-      await other.destroy();
+      await other.close();
     }
     expect(spawnSync("true").status).toBe(0);
   };

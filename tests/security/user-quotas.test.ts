@@ -131,7 +131,7 @@ describe.each(backends)("per-uid kernel quotas (backend %s)", (backend) => {
       expect(probed).toMatchObject({ inotify: "ok", queue: "ok" });
     } finally {
       holder?.stdin.end();
-      await Promise.all([first.destroy(), second.destroy()]);
+      await Promise.all([first.close(), second.close()]);
     }
   });
 });

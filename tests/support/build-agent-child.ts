@@ -10,7 +10,7 @@ const sandbox = JSON.parse(process.argv[2] ?? "{}") as Record<string, unknown>;
 const started = performance.now();
 try {
   const agent = await buildAgent({ model: new ScriptedChatModel([]), pattern: "code-action", sandbox });
-  await agent.shutdown();
+  await agent.close();
   console.log(JSON.stringify({ built: true, milliseconds: performance.now() - started }));
 } catch (error) {
   const failure = error as Error & { code?: string };

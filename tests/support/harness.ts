@@ -200,7 +200,7 @@ export async function runCase(manager: SandboxManager, options: CaseOptions): Pr
     await during;
     await options.after?.(session, run);
   } finally {
-    await session.destroy();
+    await session.close();
   }
   expect(["ok", "error", "timeout", "oom", "no-result", "tool-limit", "infrastructure"]).toContain(
     run.status,
@@ -245,7 +245,7 @@ export function suiteManager(backend: Backend, config: SandboxConfigInput = {}):
     manager = await readyManager(backend, config);
   });
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
   return () => {
     if (!manager) throw new Error("the suite's sandbox manager is not ready (beforeAll failed)");
@@ -313,7 +313,7 @@ export async function runAgentCase(options: {
       outcome.error = error as AgentCase["error"];
     }
   } finally {
-    await agent.shutdown();
+    await agent.close();
   }
   outcome.attempts = outcome.result?.attempts ?? outcome.error?.attempts ?? [];
   const starts = outcome.events.filter((event) => event.type === "program-start").length;

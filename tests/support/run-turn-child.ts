@@ -33,6 +33,6 @@ try {
 } catch (error) {
   process.stdout.write(`FAILED ${(error as Error).name}\n`);
 } finally {
-  await agent.shutdown().catch(() => undefined);
+  await agent.close().catch(() => undefined);
 }
 process.exit(0);

@@ -69,7 +69,7 @@ describe("the corpus's stubs in the real image", () => {
         },
       ]);
     } finally {
-      await runner.shutdown();
+      await runner.close();
     }
   });
 });

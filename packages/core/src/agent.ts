@@ -136,14 +136,20 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     ) as unknown as StructuredToolInterface;
   }
 
-  /** Removes the containers (waiting for pending removals) and closes the MCP servers. */
-  shutdown(): Promise<void> {
+  /** Removes the containers (waiting for pending removals) and closes the MCP servers. Idempotent. */
+  close(): Promise<void> {
     this.#shutDown = true;
     return this.#shutdown();
   }
 
+  /** @deprecated Use {@link CodeActionAgent.close}: the same call under the one disposal name. */
+  shutdown(): Promise<void> {
+    return this.close();
+  }
+
+  /** `await using agent = await buildAgent(...)`: the same as {@link CodeActionAgent.close}. */
   [Symbol.asyncDispose](): Promise<void> {
-    return this.shutdown();
+    return this.close();
   }
 
   async *#steps(

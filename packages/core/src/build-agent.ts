@@ -318,8 +318,8 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
       cleanups.push(async () => {
         await Promise.allSettled([...pendingRemovals]);
         const started = await shellSession?.started.catch(() => undefined);
-        await started?.destroy();
-        await manager.cleanupAll();
+        await started?.close();
+        await manager.close();
       });
     }
 

@@ -24,7 +24,7 @@ registerHooks({
 });
 const core = await import("@codeaction/core");
 const before = [...packages];
-if (process.argv.includes("--model")) await (await core.buildAgent({ model: "openai:gpt-5-mini" })).shutdown();
+if (process.argv.includes("--model")) await (await core.buildAgent({ model: "openai:gpt-5-mini" })).close();
 console.log(JSON.stringify({ before, after: [...packages] }));
 `;
 

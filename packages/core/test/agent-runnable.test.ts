@@ -214,6 +214,21 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     expect(CodeActionError.isInstance(first) || first instanceof Error).toBe(true);
   });
 
+  it("close(), shutdown() (its deprecated old name) and `await using` end the agent: a later turn is refused", async () => {
+    for (const end of [
+      (agent: { close(): Promise<void> }) => agent.close(),
+      (agent: { shutdown(): Promise<void> }) => agent.shutdown(),
+      (agent: AsyncDisposable) => agent[Symbol.asyncDispose](),
+    ]) {
+      const agent = await buildAgent({ model: new ScriptedChatModel(["never asked"]) });
+      await end(agent);
+      await end(agent); // idempotent
+      const refusal = await agent.invoke("hello").catch((error: unknown) => error);
+      expect(ConfigError.isInstance(refusal)).toBe(true);
+      expect((refusal as Error).message).toMatch(/this agent was shut down; build a new one/);
+    }
+  });
+
   it("is a tool for another agent: the outer run's callbacks and signal reach the inner agent", async () => {
     const inner = await buildAgent({ model: new ScriptedChatModel(["42"]) });
     const asTool = inner.asTool({ name: "analyst", description: "Answers data questions." });
@@ -229,7 +244,7 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     expect(toolRun?.name).toBe("analyst");
     const innerRun = recorder.children(toolRun).find((run) => run.kind === "chain");
     expect(innerRun).toMatchObject({ name: "CodeActionAgent", ended: true, output: { answer: "42" } });
-    await inner.shutdown();
+    await inner.close();
   });
 
   it("a failing model call is one ModelCallError with the run id and the provider's message; usage is summed", async () => {

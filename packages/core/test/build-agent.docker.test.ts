@@ -78,7 +78,7 @@ except urllib.error.HTTPError as error:
         expect(refused[0]).toMatchObject({ host: "example.invalid", decision: "refused", status: 403 });
       }
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 
@@ -94,7 +94,7 @@ except urllib.error.HTTPError as error:
         "sandbox_write_file",
       ]);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 
@@ -123,7 +123,7 @@ print(f"RESULT: {emea}")
         expect(calls.count).toBe(1);
         expect(result.attempts[0]?.usage?.totalTokens).toBeGreaterThan(0);
       } finally {
-        await agent.shutdown();
+        await agent.close();
       }
       expect(fixture.requests).toHaveLength(1);
       const body = fixture.requests[0]?.body as {

@@ -134,7 +134,7 @@ print("RESULT: " + json.dumps({
       );
       expect(prompt).toContain("def from_(*, class_: str, lambda_: float | None = None) -> Any:");
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 
@@ -157,7 +157,7 @@ print("RESULT:", outcome)
       );
       expect(result.toolCalls.map((call) => [call.status, call.args])).toEqual([["invalid", { n: "seven" }]]);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 });

@@ -35,7 +35,7 @@ async function withAgent<T>(options: BuildAgentOptions, body: (agent: Agent) => 
   try {
     return await body(agent);
   } finally {
-    await agent.shutdown();
+    await agent.close();
   }
 }
 

@@ -231,7 +231,7 @@ describe("a server that fails to start", () => {
 });
 
 describe("MCP servers in shell mode", () => {
-  it("renames a server tool that clashes with a shell tool, and shutdown() ends the server process", async () => {
+  it("renames a server tool that clashes with a shell tool, and close() ends the server process", async () => {
     const agent = await buildAgent({
       model: new ScriptedChatModel([]),
       sandbox: { network: "none" },
@@ -262,7 +262,7 @@ describe("MCP servers in shell mode", () => {
       pid = info.pid;
       expect(isRunning(pid)).toBe(true);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
     expect(isRunning(pid)).toBe(false);
   });

@@ -75,7 +75,7 @@ describe("code-action is warm by default (real engine)", () => {
       expect(refill!.Id).not.toBe(warm!.Id);
       expect((await agent.invoke(ask)).answer).toBe("1");
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
     expect(await ownContainers()).toEqual([]);
   });
@@ -102,7 +102,7 @@ describe("code-action is warm by default (real engine)", () => {
         (containers) => containers.length === 0,
       );
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
     expect(await ownContainers()).toEqual([]);
   });
@@ -119,7 +119,7 @@ describe("code-action is warm by default (real engine)", () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       expect(await ownContainers()).toEqual([]);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 });

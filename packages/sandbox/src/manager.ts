@@ -101,7 +101,7 @@ export class SandboxManager {
       size: network === "none" || network === "full" ? this.config.pool : 0,
       maxConcurrent: this.config.maxConcurrent,
       create: () => this.createPooledSession(),
-      discard: (session) => session.destroy(),
+      discard: (session) => session.close(),
       usable: (session) => session.warmAndAlive && Date.now() - session.createdAt < poolMaximumIdleMs,
       idleDrainMs: this.config.poolIdleSeconds * 1000,
       ...(this.logger ? { logger: this.logger } : {}),
@@ -349,12 +349,14 @@ export class SandboxManager {
   }
 
   /**
-   * Drains the warm pool (no more fills), destroys every session of this manager and removes any
-   * container still carrying its id.
+   * Marks the manager closed (a later `createSession` fails), drains the warm pool (no more fills),
+   * closes every session of this manager and removes any container still carrying its id.
+   * Idempotent.
    */
-  async cleanupAll(): Promise<void> {
+  async close(): Promise<void> {
+    this.closed = true;
     await this.pool.drain();
-    await Promise.allSettled([...this.sessions].map((session) => session.destroy()));
+    await Promise.allSettled([...this.sessions].map((session) => session.close()));
     if (!this.docker) return;
     const docker = this.docker;
     const leftovers = await docker
@@ -364,8 +366,13 @@ export class SandboxManager {
     await this.networking.close().catch(() => undefined);
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    this.closed = true;
-    await this.cleanupAll();
+  /** @deprecated Use {@link SandboxManager.close}: the same call under the one disposal name. */
+  cleanupAll(): Promise<void> {
+    return this.close();
+  }
+
+  /** `await using manager = ...`: the same as {@link SandboxManager.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
   }
 }

@@ -143,11 +143,11 @@ export class PooledSession extends SandboxSession {
     return super.spawn(argv, options);
   }
 
-  override async destroy(): Promise<void> {
+  override async close(): Promise<void> {
     this.warm?.close();
     this.warm = undefined;
     try {
-      await super.destroy();
+      await super.close();
     } finally {
       // The container is gone, so nothing more can come from the claimed process. Under gVisor the
       // engine does not always end an exec's connection when its container goes: drop it here.

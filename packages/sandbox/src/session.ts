@@ -583,7 +583,7 @@ export class SandboxSession {
   }
 
   /** Removes the container. Idempotent; a container that is already gone counts as removed. */
-  async destroy(): Promise<void> {
+  async close(): Promise<void> {
     if (this.destroyed) return;
     this.destroyed = true;
     await this.recycling?.catch(() => undefined);
@@ -599,9 +599,14 @@ export class SandboxSession {
     }
   }
 
-  /** `await using session = ...`: destroys the session, unless the settings say `persistent: true`. */
+  /** @deprecated Use {@link SandboxSession.close}: the same call under the one disposal name. */
+  destroy(): Promise<void> {
+    return this.close();
+  }
+
+  /** `await using session = ...`: closes the session, unless the settings say `persistent: true`. */
   async [Symbol.asyncDispose](): Promise<void> {
     if (this.config.persistent) return;
-    await this.destroy();
+    await this.close();
   }
 }

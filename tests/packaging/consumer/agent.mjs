@@ -21,5 +21,5 @@ try {
   );
   console.log(JSON.stringify({ answer: result.answer, status: result.status, calls }));
 } finally {
-  await agent.shutdown();
+  await agent.close();
 }

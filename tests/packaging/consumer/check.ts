@@ -38,7 +38,7 @@ export async function answer(question: string): Promise<string> {
     if (error instanceof CodeActionError) return error.message;
     throw error;
   } finally {
-    await agent.shutdown();
+    await agent.close();
   }
 }
 

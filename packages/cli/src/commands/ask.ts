@@ -160,7 +160,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     progress.note("codeaction: interrupted; removing the sandbox containers");
     // During the turn, cancel it: the run record says "aborted" and the journal keeps it.
     if (turnRunning) return turnAbort.abort(new Error("interrupted (Ctrl-C)"));
-    void (agent?.shutdown() ?? Promise.resolve()).finally(() => process.exit(130));
+    void (agent?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
   let result: AgentResult;
@@ -206,8 +206,8 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   } finally {
     process.removeListener("SIGINT", interrupt);
     progress.stop();
-    await agent?.shutdown().catch(() => undefined);
-    await csv.dispose();
+    await agent?.close().catch(() => undefined);
+    await csv.close();
   }
 
   record.timings.totalMs = Math.round(performance.now() - started);

@@ -101,8 +101,8 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   try {
     await runSession(agent, { context, format, out: values.out, quiet });
   } finally {
-    await agent.shutdown().catch(() => undefined);
-    await csv.dispose();
+    await agent.close().catch(() => undefined);
+    await csv.close();
   }
   return 0;
 }
@@ -111,7 +111,7 @@ async function buildAgentOrDispose(data: LoadedData, build: () => Promise<Agent>
   try {
     return await build();
   } catch (error) {
-    await data.dispose();
+    await data.close();
     throw error;
   }
 }

@@ -280,7 +280,7 @@ async function checkSandbox(docker: Dockerode, print: (check: Check) => void): P
         : { fix: "update Docker: the engine ignored the sandbox's security flags" }),
     });
   } finally {
-    await manager.cleanupAll();
+    await manager.close();
   }
 }
 
@@ -311,6 +311,6 @@ async function checkGvisor(docker: Dockerode, print: (check: Check) => void): Pr
       fix: 'only needed for backend "gvisor"; check the engine\'s runsc logs',
     });
   } finally {
-    await manager.cleanupAll();
+    await manager.close();
   }
 }

@@ -102,7 +102,7 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
     if (port === undefined) await serveStdio(serve);
     else await serveHttp({ ...serve, host: values.host ?? "127.0.0.1", port });
   } finally {
-    await runner?.shutdown().catch(() => undefined);
+    await runner?.close().catch(() => undefined);
     await loaded.close();
   }
   return 0;

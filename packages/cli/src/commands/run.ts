@@ -83,7 +83,7 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
       run = await runner.run(program, { onEvent: toolCallPrinter(context, () => progress.stop()) });
     } finally {
       progress.stop();
-      await runner.shutdown();
+      await runner.close();
     }
   } finally {
     progress.stop();

@@ -91,7 +91,7 @@ export async function sandboxRunCommand(args: string[], context: CliContext): Pr
     result = await session.execute(`python3 -I ${programPath}`, { timeout });
   } finally {
     progress.stop();
-    await manager.cleanupAll();
+    await manager.close();
   }
 
   context.stdout.write(escapeForTerminal(result.stdout));

@@ -29,7 +29,7 @@ export type LoadedData = {
   /** The host files to place at /workspace/data (a parquet file as its CSV conversion). */
   sandboxFiles: string[];
   /** Removes the conversions. */
-  dispose(): Promise<void>;
+  close(): Promise<void>;
 };
 
 /**
@@ -45,10 +45,10 @@ export async function loadCsvTools(
     sandbox?: boolean;
   } = {},
 ): Promise<LoadedData> {
-  const loaded: LoadedData = { tables: [], tools: [], sandboxFiles: [], dispose: async () => {} };
+  const loaded: LoadedData = { tables: [], tools: [], sandboxFiles: [], close: async () => {} };
   const taken = new Set<string>();
   let conversions: string | undefined;
-  loaded.dispose = async () => {
+  loaded.close = async () => {
     if (conversions) await rm(conversions, { recursive: true, force: true });
   };
   try {
@@ -74,7 +74,7 @@ export async function loadCsvTools(
       );
     }
   } catch (error) {
-    await loaded.dispose();
+    await loaded.close();
     throw error;
   }
   return loaded;

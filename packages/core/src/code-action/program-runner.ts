@@ -41,8 +41,10 @@ export type ProgramRunner = {
     program: string,
     options?: { onEvent?: (event: AgentEvent) => void; signal?: AbortSignal },
   ): Promise<ProgramRunResult>;
-  /** Removes every container of this runner (waiting for pending removals). */
-  shutdown(): Promise<void>;
+  /** Removes every container of this runner (waiting for pending removals). Idempotent. */
+  close(): Promise<void>;
+  /** `await using runner = await createProgramRunner(...)`: the same as `close()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 };
 
 /**
@@ -59,15 +61,15 @@ export async function createProgramRunner(options: ProgramRunnerOptions): Promis
   try {
     await manager.ready();
   } catch (error) {
-    await manager.cleanupAll().catch(() => undefined);
+    await manager.close().catch(() => undefined);
     throw new SandboxUnavailableError({ what: "running a program", cause: error });
   }
   const stubsSource = renderStubsModule(options.tools);
   const pendingRemovals = new Set<Promise<void>>();
-  let shutdownPromise: Promise<void> | undefined;
+  let closing: Promise<void> | undefined;
 
   const run: ProgramRunner["run"] = async (program, runOptions = {}) => {
-    if (shutdownPromise) throw new TypeError("this program runner was shut down; create a new one");
+    if (closing) throw new TypeError("this program runner was shut down; create a new one");
     const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
     const logger = options.logger?.child({ runId });
     const started = performance.now();
@@ -89,12 +91,20 @@ export async function createProgramRunner(options: ProgramRunnerOptions): Promis
       });
       return { ...outcome, runId, containerStartMs };
     } finally {
-      const removal = session.destroy().catch((error: unknown) => {
+      const removal = session.close().catch((error: unknown) => {
         logger?.warn({ error }, "could not remove a program's container; the sandbox sweep will");
       });
       pendingRemovals.add(removal);
       void removal.finally(() => pendingRemovals.delete(removal));
     }
+  };
+
+  const close = () => {
+    closing ??= (async () => {
+      await Promise.allSettled([...pendingRemovals]);
+      await manager.close();
+    })();
+    return closing;
   };
 
   return {
@@ -103,12 +113,7 @@ export async function createProgramRunner(options: ProgramRunnerOptions): Promis
     execTimeout,
     maxToolCalls,
     run,
-    shutdown: () => {
-      shutdownPromise ??= (async () => {
-        await Promise.allSettled([...pendingRemovals]);
-        await manager.cleanupAll();
-      })();
-      return shutdownPromise;
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }

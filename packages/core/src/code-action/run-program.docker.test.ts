@@ -26,7 +26,7 @@ describe.each(["docker", "gvisor"] as const)("runProgram in a real container (ba
   });
 
   afterAll(async () => {
-    await manager?.cleanupAll();
+    await manager?.close();
   });
 
   async function run(
@@ -47,7 +47,7 @@ describe.each(["docker", "gvisor"] as const)("runProgram in a real container (ba
       await inspect?.(session);
       return result;
     } finally {
-      await session.destroy();
+      await session.close();
     }
   }
 

@@ -69,7 +69,7 @@ export function relayCommand(): string[] {
 /**
  * Runs one program in `session`'s container through the tool bridge: one exec of the relay, which
  * runs the program and carries its tool calls (docs/bridge-protocol.md). Never throws for anything
- * the program or the channel does: the status says how the run ended. The caller destroys the
+ * the program or the channel does: the status says how the run ended. The caller closes the
  * container afterwards (also after a timeout: the container is the last resort).
  */
 export async function runProgram(options: RunProgramOptions): Promise<ProgramRun> {

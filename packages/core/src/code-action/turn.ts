@@ -73,7 +73,7 @@ export type CodeActionTurnOptions = {
   answerShape?: AnswerShape;
   /** Host files placed read-only at /workspace/data in each attempt's container. */
   dataFiles?: DataFile[];
-  /** Receives every container removal, so shutdown() can wait for them. */
+  /** Receives every container removal, so close() can wait for them. */
   trackRemoval?: (removal: Promise<void>) => void;
 };
 
@@ -484,9 +484,9 @@ async function runAttemptSteps(
     if (run.status === "ok" && run.outputEntries !== 0)
       files = await collectFiles(session, settings.outputFiles, logger);
   } finally {
-    // Removal is off the critical path: the answer does not wait for it, shutdown() does (and an
+    // Removal is off the critical path: the answer does not wait for it, close() does (and an
     // aborted turn does, with the tool calls still running).
-    const removal = session.destroy().catch((error: unknown) => {
+    const removal = session.close().catch((error: unknown) => {
       logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
     });
     options.trackRemoval?.(removal);
@@ -600,7 +600,7 @@ async function createSessionFor(
     onAbort = () => {
       trackCleanup(
         context,
-        creating.then((late) => late.destroy()),
+        creating.then((late) => late.close()),
       );
       reject(signal.reason);
     };

@@ -6,7 +6,7 @@ import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts"
 import { ScriptedChatModel } from "../testing/index.ts";
 
 // Shell mode end to end: buildAgent with `sandbox` and no code-action pattern gives the tool loop
-// the five sandbox tools over one container, which shutdown() removes.
+// the five sandbox tools over one container, which close() removes.
 
 const run = promisify(execFile);
 
@@ -52,13 +52,13 @@ describe("buildAgent in shell mode", () => {
       const running = await run("docker", ["inspect", "--format", "{{.State.Running}}", containerId ?? ""]);
       expect(running.stdout.trim()).toBe("true");
 
-      await agent.shutdown();
+      await agent.close();
       const after = await run("docker", ["inspect", containerId ?? ""]).catch(
         (error: { stderr: string }) => error,
       );
       expect(String((after as { stderr: string }).stderr)).toMatch(/No such (object|container)/);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 
@@ -82,7 +82,7 @@ describe("buildAgent in shell mode", () => {
       // The model was asked before the container's fate was known, and never saw the failure as a tool result.
       expect(model.calls).toHaveLength(1);
     } finally {
-      await agent.shutdown();
+      await agent.close();
     }
   });
 });

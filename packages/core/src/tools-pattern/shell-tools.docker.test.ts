@@ -30,11 +30,11 @@ beforeAll(async () => {
   await manager.ready();
 });
 afterEach(async () => {
-  await session?.destroy();
+  await session?.close();
   session = undefined;
 });
 afterAll(async () => {
-  await manager?.cleanupAll();
+  await manager?.close();
 });
 
 async function run(

@@ -17,7 +17,7 @@ export type StartingSession = { config: SandboxConfig; started: Promise<SandboxS
 /**
  * Shell mode: five tools over ONE long-lived sandbox session, started or still starting (so the
  * container can start while the model thinks). The session's container is the caller's to
- * destroy. Every stream and file handed to the model is cut at `outputCap` bytes (default 16 KiB)
+ * close. Every stream and file handed to the model is cut at `outputCap` bytes (default 16 KiB)
  * with a note of how much was cut.
  */
 export function createShellTools(

@@ -163,7 +163,7 @@ describe("egress proxy", () => {
   afterAll(async () => {
     await Promise.allSettled(created.map((container) => removeContainer(container)));
     await server?.remove();
-    await proxy?.stop();
+    await proxy?.close();
     const left = await docker.listNetworks({
       filters: { label: [`codeaction.manager-id=test-${process.pid}`] },
     });

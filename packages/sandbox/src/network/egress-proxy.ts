@@ -103,7 +103,7 @@ export class EgressProxy {
    */
   private readonly detached = new Map<string, SessionEntry>();
   private readonly listeners = new Set<(entry: EgressLogEntry) => void>();
-  private stopped = false;
+  private closed = false;
 
   private constructor(init: {
     options: EgressProxyOptions;
@@ -223,7 +223,7 @@ export class EgressProxy {
    * proxy to it. Requests from the session's sandbox are logged through `logger` (give it the run id).
    */
   async attachSession(options: { sessionId: string; logger?: Logger }): Promise<SessionNetwork> {
-    if (this.stopped) {
+    if (this.closed) {
       throw new NetworkSetupError({
         step: "session-network",
         reason: "the egress proxy was stopped",
@@ -334,9 +334,9 @@ export class EgressProxy {
   }
 
   /** Removes the proxy container and every session network still attached. Idempotent. */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     const networks = [...this.sessions.values()].map((session) => session.network);
     this.sessions.clear();
     this.detached.clear();

@@ -68,7 +68,7 @@ export class SessionNetworking {
     await Promise.allSettled([...this.detaching]);
     const proxy = await this.proxy?.catch(() => undefined);
     this.proxy = undefined;
-    await proxy?.stop();
+    await proxy?.close();
   }
 }
 
