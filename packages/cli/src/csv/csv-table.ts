@@ -105,10 +105,14 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
   let scan: ColumnScan | undefined;
   let keys: string[] = [];
   let sampleEnd: number | undefined;
-  for await (const { record, bytesRead, endByte } of readRecords({ file, format, delimiter })) {
+  for await (const { record, bytesRead, endByte, declaredTypes } of readRecords({
+    file,
+    format,
+    delimiter,
+  })) {
     if (!scan) {
       keys = record;
-      scan = new ColumnScan(headerNames(record, file));
+      scan = new ColumnScan(headerNames(record, file), declaredTypes);
       continue;
     }
     scan.add(record);
@@ -185,9 +189,11 @@ class ColumnScan {
   sawLineBreak = false;
 
   readonly header: string[];
+  private declaredTypes: ColumnType[] | undefined;
 
-  constructor(header: string[]) {
+  constructor(header: string[], declaredTypes?: ColumnType[]) {
     this.header = header;
+    this.declaredTypes = declaredTypes;
     this.types = header.map(() => "empty");
     this.categories = header.map(() => new Set<string>());
     this.isoDates = header.map(() => true);
@@ -220,7 +226,7 @@ class ColumnScan {
 
   columns(): CsvColumn[] {
     return this.header.map((name, index): CsvColumn => {
-      const type = this.types[index]!;
+      const type = withDeclaredType(this.types[index]!, this.declaredTypes?.[index]);
       const column: CsvColumn = { name, type, hasEmpty: this.hasEmpty[index]! };
       if (type === "str") {
         const values = this.categories[index];
@@ -230,6 +236,19 @@ class ColumnScan {
       return column;
     });
   }
+}
+
+/**
+ * A column's type from its values, corrected by the type its file declares: a declared str stays
+ * str (a string column of digits), a declared type fills a column with no values, and an int
+ * column the schema declares float is float. Otherwise the values decide (an int64 beyond 2^53
+ * stays str, exactly as written).
+ */
+function withDeclaredType(scanned: ColumnType, declared: ColumnType | undefined): ColumnType {
+  if (declared === undefined) return scanned;
+  if (declared === "str" || scanned === "empty") return declared;
+  if (declared === "float" && scanned === "int") return "float";
+  return scanned;
 }
 
 /**

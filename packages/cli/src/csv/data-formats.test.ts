@@ -1,10 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import writeExcelFile from "write-excel-file/node";
 import { type TwinFormat, writeTwins } from "../../test/data-twins.ts";
 import { cellText } from "./cell-text.ts";
-import { readRows, type ScanProgress, scanCsv } from "./csv-table.ts";
+import { readRecords, readRows, type ScanProgress, scanCsv } from "./csv-table.ts";
 import { formatFromPath } from "./data-formats.ts";
 
 const orders = new URL("../../../../examples/data/orders.csv", import.meta.url).pathname;
@@ -101,5 +103,51 @@ describe("data files beyond CSV", () => {
     expect(cellText(new Date("2026-07-01T00:00:00Z"))).toBe("2026-07-01");
     expect(cellText(new Date("2026-07-01T10:30:00Z"))).toBe("2026-07-01T10:30:00.000Z");
     expect(cellText({ tags: ["a"], id: 1n })).toBe('{"tags":["a"],"id":"1"}');
+  });
+
+  it("keeps a parquet column's declared type: whole-number doubles are float, digit strings str", async () => {
+    const path = join(folder, "declared.parquet");
+    const columnData = [
+      { name: "price", data: [29, 99.5, 249], type: "DOUBLE" as const },
+      { name: "whole", data: [1, 2, 3], type: "DOUBLE" as const },
+      { name: "zip", data: ["10115", "20095", "80331"], type: "STRING" as const },
+      { name: "count", data: [1, 2, null], type: "INT32" as const },
+      { name: "blank", data: [null, null, null], type: "DOUBLE" as const },
+    ];
+    await writeFile(path, Buffer.from(parquetWriteBuffer({ columnData })));
+    const table = await scanCsv(path, { format: "parquet" });
+    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+      ["price", "float"],
+      ["whole", "float"],
+      ["zip", "str"],
+      ["count", "int"],
+      ["blank", "float"],
+    ]);
+    expect((await readRows(table))[0]).toEqual({ price: 29, whole: 1, zip: "10115", count: 1, blank: null });
+    // The text the CSV conversion for the sandbox is written from keeps the float: pandas reads float64.
+    const records: string[][] = [];
+    for await (const { record } of readRecords(table)) records.push(record);
+    expect(records[1]).toEqual(["29.0", "1.0", "10115", "1", ""]);
+  });
+
+  it("types xlsx and JSON numbers by their values (no schema): whole numbers are int, as pandas reads them", async () => {
+    const xlsx = join(folder, "numbers.xlsx");
+    await writeExcelFile([
+      ["n", "x"],
+      [1, 1.5],
+      [2, 2],
+    ] as never).toFile(xlsx);
+    const json = join(folder, "numbers.json");
+    await writeFile(json, '[{"n": 1.0, "x": 1.5}, {"n": 2.0, "x": 2}]');
+    for (const [path, format] of [
+      [xlsx, "xlsx"],
+      [json, "json"],
+    ] as const) {
+      const table = await scanCsv(path, { format });
+      expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+        ["n", "int"],
+        ["x", "float"],
+      ]);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { extname } from "node:path";
 import { createInterface } from "node:readline";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
+import type { ColumnType } from "./column-types.ts";
 
 /** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
 export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
@@ -68,6 +69,8 @@ export type SourceRecord = {
   bytesRead?: number;
   /** The byte offset just after this record (CSV and TSV). */
   endByte?: number;
+  /** On the header: each column's type as the file's schema declares it (parquet). */
+  declaredTypes?: ColumnType[];
 };
 
 /**

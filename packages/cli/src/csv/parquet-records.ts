@@ -1,18 +1,30 @@
-import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema } from "hyparquet";
+import {
+  asyncBufferFromFile,
+  parquetMetadataAsync,
+  parquetReadObjects,
+  parquetSchema,
+  type SchemaElement,
+} from "hyparquet";
 import { compressors } from "hyparquet-compressors";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
+import type { ColumnType } from "./column-types.ts";
 import type { SourceRecord } from "./data-formats.ts";
 
 /**
  * The rows of a parquet file (hyparquet, with every codec of hyparquet-compressors), read one row
  * group at a time so memory follows the largest row group, not the file. Top-level columns only:
- * a nested column comes as its JSON text.
+ * a nested column comes as its JSON text. The header carries each column's type from the schema,
+ * and a whole number of a FLOAT, DOUBLE or DECIMAL column is written "29.0", as a CSV would, so
+ * the column stays a float in the typing and in the CSV conversion pandas reads.
  */
 export async function* parquetRecords(file: string): AsyncGenerator<SourceRecord> {
   const { buffer, metadata } = await openParquet(file);
-  const header = parquetSchema(metadata).children.map((child) => child.element.name);
-  yield { record: header, line: 0 };
+  const elements = parquetSchema(metadata).children.map((child) => child.element);
+  const header = elements.map((element) => element.name);
+  const declaredTypes = parquetColumnTypes(elements);
+  const floats = declaredTypes.map((type) => type === "float");
+  yield { record: header, line: 0, declaredTypes };
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     const rowEnd = rowStart + Number(group.num_rows);
@@ -28,7 +40,11 @@ export async function* parquetRecords(file: string): AsyncGenerator<SourceRecord
       });
     }
     for (const [index, row] of rows.entries()) {
-      yield { record: header.map((name) => cellText(row[name])), line: rowStart + index + 1 };
+      const record = header.map((name, column) => {
+        const text = cellText(row[name]);
+        return floats[column] && /^-?\d+$/.test(text) ? `${text}.0` : text;
+      });
+      yield { record, line: rowStart + index + 1 };
     }
     rowStart = rowEnd;
   }
@@ -45,4 +61,32 @@ async function openParquet(file: string) {
       cause: error,
     });
   }
+}
+
+/**
+ * The type a parquet column declares, in the CSV typing's terms: BOOLEAN bool; INT32 and INT64
+ * int; FLOAT, DOUBLE and DECIMAL float; dates, times, timestamps (INT96 too), strings, binary and
+ * nested columns str (they arrive as ISO or JSON text).
+ */
+export function parquetColumnTypes(elements: SchemaElement[]): ColumnType[] {
+  return elements.map((element): ColumnType => {
+    const logical = element.logical_type?.type;
+    const converted = element.converted_type;
+    if ((element.num_children ?? 0) > 0) return "str";
+    if (logical === "DECIMAL" || converted === "DECIMAL" || logical === "FLOAT16") return "float";
+    if (logical !== undefined && logical !== "INTEGER") return "str";
+    if (converted !== undefined && !/^U?INT_/.test(converted)) return "str";
+    switch (element.type) {
+      case "BOOLEAN":
+        return "bool";
+      case "INT32":
+      case "INT64":
+        return "int";
+      case "FLOAT":
+      case "DOUBLE":
+        return "float";
+      default:
+        return "str";
+    }
+  });
 }
