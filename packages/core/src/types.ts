@@ -29,7 +29,11 @@ export type ToolCallRecord = {
   result?: unknown;
   /** The first 2000 characters of the result's JSON, when it is too big to keep whole. */
   resultPreview?: string;
-  /** The size of the result's JSON in bytes, when only a preview (or nothing) of it is kept. */
+  /**
+   * The size of the result's JSON in bytes, when only a preview (or nothing) of it is kept. For a
+   * result refused over maxResultBytes by its sizes alone (see its error), the bytes measured before
+   * the host stopped: at least this many.
+   */
   resultBytes?: number;
   /** With resultPreview: how many items the result list had, or keys the result dict had. */
   resultLength?: number;

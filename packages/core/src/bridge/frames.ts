@@ -39,12 +39,32 @@ export function encodeHeaderFrame(type: string, header: unknown, body: Buffer | 
 }
 
 /**
+ * A header frame as pieces to write one after the other: the frame's start (type, length, header
+ * line) and the body's strings as they are. Nothing is concatenated, so a large answer is copied
+ * once (by the stream that writes it) instead of once per step of building one buffer.
+ */
+export function headerFrameParts(type: string, header: unknown, body: string[]): Array<Buffer | string> {
+  const headerLine = Buffer.from(`${JSON.stringify(header)}\n`);
+  const bodyBytes = body.reduce((sum, part) => sum + Buffer.byteLength(part), 0);
+  const start = Buffer.alloc(headerBytes + headerLine.length);
+  start.write(type, 0, 1, "latin1");
+  start.writeUInt32BE(headerLine.length + bodyBytes, 1);
+  headerLine.copy(start, headerBytes);
+  return [start, ...body];
+}
+
+/**
  * Splits a byte stream into frames. Strict: an unknown type or a payload over its type's limit is an
- * error, thrown before the payload is buffered.
+ * error, thrown before the payload is buffered. The chunks of a frame still arriving are kept as
+ * they came and joined once, when the whole frame is there (joining on every chunk would copy a
+ * large frame over and over).
  */
 export class FrameDecoder {
   readonly #limits: ReadonlyMap<string, number>;
-  #buffer: Buffer = Buffer.alloc(0);
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  /** Bytes needed before the next frame (or its header) is whole. */
+  #needed = headerBytes;
 
   constructor(limits: Record<string, number>) {
     this.#limits = new Map(Object.entries(limits));
@@ -52,29 +72,43 @@ export class FrameDecoder {
 
   /** Bytes received that do not yet make a whole frame. */
   get pendingBytes(): number {
-    return this.#buffer.length;
+    return this.#bytes;
   }
 
   push(chunk: Buffer): Frame[] {
-    this.#buffer = this.#buffer.length === 0 ? chunk : Buffer.concat([this.#buffer, chunk]);
+    this.#chunks.push(chunk);
+    this.#bytes += chunk.length;
+    if (this.#bytes < this.#needed) return [];
+    const buffer = this.#chunks.length === 1 ? chunk : Buffer.concat(this.#chunks, this.#bytes);
     const frames: Frame[] = [];
     let offset = 0;
-    while (this.#buffer.length - offset >= headerBytes) {
-      const type = String.fromCharCode(this.#buffer[offset]!);
-      const length = this.#buffer.readUInt32BE(offset + 1);
-      const limit = this.#limits.get(type);
-      if (limit === undefined) throw new Error(`unknown frame type ${JSON.stringify(type)}`);
-      if (length > limit)
-        throw new Error(`a ${JSON.stringify(type)} frame of ${length} bytes exceeds ${limit}`);
-      if (this.#buffer.length - offset < headerBytes + length) break;
-      frames.push({
-        type,
-        payload: this.#buffer.subarray(offset + headerBytes, offset + headerBytes + length),
-      });
+    this.#needed = headerBytes;
+    while (buffer.length - offset >= headerBytes) {
+      const length = this.#frameLength(buffer, offset);
+      if (buffer.length - offset < headerBytes + length) {
+        this.#needed = headerBytes + length;
+        break;
+      }
+      const type = String.fromCharCode(buffer[offset]!);
+      frames.push({ type, payload: buffer.subarray(offset + headerBytes, offset + headerBytes + length) });
       offset += headerBytes + length;
     }
-    this.#buffer = offset === this.#buffer.length ? Buffer.alloc(0) : this.#buffer.subarray(offset);
+    // The rest is copied, so that it does not keep the frames before it alive while it waits.
+    const rest = offset === buffer.length ? undefined : Buffer.from(buffer.subarray(offset));
+    this.#chunks = rest ? [rest] : [];
+    this.#bytes = rest?.length ?? 0;
     return frames;
+  }
+
+  /** The payload length of the frame at `offset`, checked against its type's limit. */
+  #frameLength(buffer: Buffer, offset: number): number {
+    const type = String.fromCharCode(buffer[offset]!);
+    const length = buffer.readUInt32BE(offset + 1);
+    const limit = this.#limits.get(type);
+    if (limit === undefined) throw new Error(`unknown frame type ${JSON.stringify(type)}`);
+    if (length > limit)
+      throw new Error(`a ${JSON.stringify(type)} frame of ${length} bytes exceeds ${limit}`);
+    return length;
   }
 }
 

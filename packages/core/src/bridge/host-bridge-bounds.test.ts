@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { renderStubsModule } from "../code-action/python-stubs.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { previewCharacters } from "./bounded-value.ts";
-import { echoTool, runLocally } from "./local-relay.test-helper.ts";
+import { countedItems, echoTool, runLocally } from "./local-relay.test-helper.ts";
 
 // What the host keeps for a run stays bounded whatever the program sends: records keep previews and
 // sizes, refused calls keep only their size and reason, a flood of the bridge ends the run, and the
@@ -81,6 +81,37 @@ print("RESULT:", json.dumps(errors[-1]))
     expect(oversized).toMatchObject({ tool: "big", status: "error", resultBytes: 17 * 1024 * 1024 + 2 });
     expect(oversized?.result).toBeUndefined();
     expect(oversized?.resultPreview).toBeUndefined();
+  });
+
+  test("a result far over maxResultBytes is refused after a look at its size, never encoded whole", async () => {
+    // 100,000 rows whose every read is counted: encoding them would read each one.
+    const { items: rows, counter: reads } = countedItems(100_000);
+    const tool: ToolSpec = {
+      name: "rows",
+      description: "Returns many rows.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: async () => rows,
+    };
+    const run = await runLocally({
+      program: `
+try:
+    rows()
+except ToolError as error:
+    print("RESULT:", error)
+`,
+      stubsSource: renderStubsModule([tool]),
+      tools: [tool],
+      maxResultBytes: 64 * 1024,
+    });
+    expect(run.status, run.stderr).toBe("ok");
+    expect(run.result).toMatch(
+      /^the result of rows is at least \d+ bytes, over the bridge's limit of 65536 bytes/,
+    );
+    expect(run.toolCalls[0]).toMatchObject({ status: "error" });
+    expect(run.toolCalls[0]?.resultBytes).toBeGreaterThan(65536);
+    // About 64 KiB worth of rows were looked at (each is at least 16 bytes), not 100,000.
+    expect(reads.reads).toBeLessThan(6000);
   });
 
   test("small arguments and results are still kept whole", async () => {

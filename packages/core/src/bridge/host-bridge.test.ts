@@ -396,27 +396,38 @@ except ToolError as error:
       name: "blob",
       description: "A big string.",
       origin: "tool",
-      inputSchema: { type: "object", properties: { size: { type: "integer" } } },
-      invoke: async (args) => "x".repeat(args.size as number),
+      inputSchema: { type: "object", properties: { size: { type: "integer" }, quotes: { type: "boolean" } } },
+      invoke: async (args) => (args.quotes ? '"' : "x").repeat(args.size as number),
     };
     const run = await runLocally({
       program: `
 print(len(blob(size=1000)))
-try:
-    blob(size=5000)
-except ToolError as error:
-    print("RESULT:", error)
+errors = []
+for size, quotes in [(5000, False), (3000, True)]:
+    try:
+        blob(size=size, quotes=quotes)
+    except ToolError as error:
+        errors.append(str(error))
+print("RESULT:", " | ".join(errors))
 `,
       stubsSource: renderStubsModule([tool]),
       tools: [tool],
       maxResultBytes: 4096,
     });
     expect(run.status, run.stderr).toBe("ok");
-    const message =
-      "the result of blob is 5002 bytes, over the bridge's limit of 4096 bytes (codeAction.maxResultBytes)";
-    expect(run.result).toContain(message);
-    expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "error"]);
-    expect(run.toolCalls[1]?.error).toContain(message);
+    // Over the limit by its length alone: refused before it is encoded, with that lower bound.
+    const byLength =
+      "the result of blob is at least 5002 bytes, over the bridge's limit of 4096 bytes (codeAction.maxResultBytes)";
+    // Under it by length, over it once encoded (every quote escaped): the exact size.
+    const byEncoding =
+      "the result of blob is 6002 bytes, over the bridge's limit of 4096 bytes (codeAction.maxResultBytes)";
+    expect(run.result).toContain(byLength);
+    expect(run.result).toContain(byEncoding);
+    expect(run.toolCalls.map((call) => call.status)).toEqual(["ok", "error", "error"]);
+    expect(run.toolCalls[1]?.error).toContain(byLength);
+    expect(run.toolCalls[1]?.resultBytes).toBe(5002);
+    expect(run.toolCalls[2]?.error).toContain(byEncoding);
+    expect(run.toolCalls[2]?.resultBytes).toBe(6002);
   });
 
   test("tracebacks show the program's own lines only: no bootstrap or codeaction_tools frame", async () => {

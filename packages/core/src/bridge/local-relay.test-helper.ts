@@ -92,3 +92,20 @@ export function echoTool(name = "echo"): { tool: ToolSpec; calls: Array<Record<s
   };
   return { tool, calls };
 }
+
+/** `count` plain objects whose every read of their one field is counted: what walked a value. */
+export function countedItems(count: number): { items: object[]; counter: { reads: number } } {
+  const counter = { reads: 0 };
+  const items = Array.from({ length: count }, (_, index) => {
+    const item = {};
+    Object.defineProperty(item, "name", {
+      enumerable: true,
+      get: () => {
+        counter.reads += 1;
+        return `item ${index}`;
+      },
+    });
+    return item;
+  });
+  return { items, counter };
+}
