@@ -6,7 +6,7 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import type { Logger } from "pino";
-import { totalUsage, usageOf } from "../code-action/turn.ts";
+import { totalUsage, usageOf } from "../code-action/turn-messages.ts";
 import { AbortError } from "../errors/abort-error.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { MaxIterationsError } from "../errors/max-iterations-error.ts";

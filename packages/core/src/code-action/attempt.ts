@@ -1,0 +1,285 @@
+import type { SandboxSession } from "@codeaction/sandbox";
+import type { CallbackManager } from "@langchain/core/callbacks/manager";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Logger } from "pino";
+import { CodeActionError } from "../errors/code-action-error.ts";
+import { ModelCallError } from "../errors/model-call-error.ts";
+import { SandboxRunError } from "../errors/sandbox-run-error.ts";
+import { trackToolCalls } from "../tracing/tool-runs.ts";
+import { startChildRun } from "../tracing/turn-run.ts";
+import type { Attempt, AttemptStatus } from "../types.ts";
+import { placeDataFiles } from "./data-files.ts";
+import { readReplyProgram } from "./extract-program.ts";
+import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
+import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
+import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
+import { textOf, usageOf } from "./turn-messages.ts";
+
+/** An attempt, with its run and the files it saved when a container ran, or why the reply was refused before one. */
+export type AttemptOutcome = { attempt: Attempt; run?: ProgramRun; files?: CollectedFiles; refusal?: string };
+
+export type AttemptOptions = SampleOptions & {
+  attemptNumber: number;
+  modelMessages: BaseMessage[];
+  attemptsSoFar: Attempt[];
+  logger?: Logger;
+};
+
+/** The fields every attempt record starts with: who wrote which program, and what it cost. */
+type AttemptBase = Pick<Attempt, "attempt" | "sample" | "escalated" | "program" | "modelReply" | "usage">;
+
+/**
+ * One attempt as a child chain run of the turn ("attempt 2", tagged "repair" or "escalation"):
+ * the model call (a child LLM run), a fresh container, the program and its tool calls (tool runs).
+ */
+export async function runAttempt(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+): Promise<AttemptOutcome> {
+  const { attemptNumber, sample, escalated } = attemptOptions;
+  const attemptRun = await startChildRun(context.callbacks, {
+    name: `attempt ${attemptNumber}`,
+    inputs: { attempt: attemptNumber, ...(sample ? { sample } : {}) },
+    tags: [
+      ...(attemptNumber > 1 ? ["repair"] : []),
+      ...(escalated ? ["escalation"] : []),
+      ...(sample ? [`sample:${sample}`] : []),
+    ],
+    metadata: { attempt: attemptNumber, ...(sample ? { sample } : {}), ...(escalated ? { escalated } : {}) },
+  });
+  try {
+    const outcome = await runAttemptSteps(context, attemptOptions, attemptRun?.getChild());
+    const { attempt } = outcome;
+    await attemptRun?.handleChainEnd({
+      status: attempt.status,
+      exitCode: attempt.exitCode,
+      ...(attempt.result === undefined ? {} : { result: attempt.result }),
+    });
+    return outcome;
+  } catch (error) {
+    await attemptRun?.handleChainError(error);
+    throw error;
+  }
+}
+
+/** The model call, then (for a reply holding one program) the run in a fresh container. */
+async function runAttemptSteps(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  callbacks: CallbackManager | undefined,
+): Promise<AttemptOutcome> {
+  const { attemptNumber, sample, escalated, logger } = attemptOptions;
+  const attemptStarted = performance.now();
+  const reply = await askModel(context, attemptOptions, callbacks);
+  const modelMs = Math.round(performance.now() - attemptStarted);
+  const replyText = textOf(reply.content);
+  const read = readReplyProgram(replyText);
+  const program = read.ok ? read.program : "";
+  context.emit({
+    type: "program-start",
+    runId: context.runId,
+    attempt: attemptNumber,
+    ...(sample ? { sample } : {}),
+    program,
+  });
+  logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
+  const base: AttemptBase = {
+    attempt: attemptNumber,
+    ...(sample ? { sample } : {}),
+    ...(escalated ? { escalated } : {}),
+    program,
+    modelReply: replyText,
+    usage: usageOf(reply),
+  };
+  // A reply with no single program is refused here: an attempt, and no container.
+  if (!read.ok) return { attempt: refusedAttempt(base, { attemptStarted, modelMs }), refusal: read.message };
+
+  const { run, files, containerStartMs } = await runInContainer(context, attemptOptions, program, callbacks);
+  const timings = {
+    modelMs,
+    containerStartMs,
+    runMs: Math.round(run.runMs),
+    totalMs: Math.round(performance.now() - attemptStarted),
+  };
+  return { attempt: ranAttempt(context, base, run, timings), run, files };
+}
+
+/** The model's reply; a failed call is a ModelCallError naming the attempts so far. */
+function askModel(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  callbacks: CallbackManager | undefined,
+): Promise<BaseMessage> {
+  const { signal } = context;
+  return attemptOptions.model
+    .invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) })
+    .catch((error: unknown) => {
+      if (signal.aborted || CodeActionError.isInstance(error)) throw error;
+      throw new ModelCallError({ runId: context.runId, attempts: [...context.attempts], cause: error });
+    });
+}
+
+/**
+ * The program in a fresh container: its data files placed first, its tool calls traced, its saved
+ * files read back after a successful run. The container's removal is left in flight.
+ */
+async function runInContainer(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  program: string,
+  callbacks: CallbackManager | undefined,
+): Promise<{ run: ProgramRun; files: CollectedFiles; containerStartMs: number }> {
+  const { options, runId, emit, signal } = context;
+  const { settings } = options;
+  const { attemptNumber, sample, logger } = attemptOptions;
+  const containerStarted = performance.now();
+  const session = await createSessionFor(context, attemptOptions);
+  const containerStartMs = Math.round(performance.now() - containerStarted);
+  const tracker = trackToolCalls(options.tools, callbacks);
+  try {
+    if (options.dataFiles?.length) await placeDataFiles(session, options.dataFiles);
+    const run = await runProgram({
+      session,
+      program,
+      stubsSource: context.stubsSource,
+      tools: tracker.tools,
+      runId,
+      execTimeout: settings.execTimeout,
+      maxToolCalls: settings.maxToolCalls,
+      ...(settings.maxRequestBytes === undefined ? {} : { maxRequestBytes: settings.maxRequestBytes }),
+      ...(settings.maxResultBytes === undefined ? {} : { maxResultBytes: settings.maxResultBytes }),
+      approval: options.approval,
+      logger,
+      // Tool events name the attempt and sample their program belongs to (samples run at once).
+      onEvent: (event) => {
+        tracker.onEvent(event);
+        emit(
+          event.type === "tool-call" || event.type === "tool-result"
+            ? { ...event, attempt: attemptNumber, ...(sample ? { sample } : {}) }
+            : event,
+        );
+      },
+      signal,
+    });
+    // Files come back only from a run that printed its answer, before its container goes. When the
+    // relay saw /workspace/out empty, reading it (two execs) is skipped.
+    const files =
+      run.status === "ok" && run.outputEntries !== 0
+        ? await collectFiles(session, settings.outputFiles, logger)
+        : noFiles;
+    return { run, files, containerStartMs };
+  } finally {
+    // Removal is off the critical path: the answer does not wait for it, close() does (and an
+    // aborted turn does, with the tool calls still running).
+    const removal = session.close().catch((error: unknown) => {
+      logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
+    });
+    options.trackRemoval?.(removal);
+    trackCleanup(context, removal);
+    trackCleanup(context, tracker.settled());
+  }
+}
+
+/** The record of a program that ran; a RESULT that fails the response format makes it "invalid-result". */
+function ranAttempt(
+  context: TurnContext,
+  base: AttemptBase,
+  run: ProgramRun,
+  timings: Attempt["timings"],
+): Attempt {
+  const { answerShape } = context.options;
+  // runProgram's status is "ok" only for exit 0 with a RESULT line (findResult, the one parser).
+  const result = run.result;
+  let status: AttemptStatus = run.status;
+  const check = status === "ok" && answerShape ? answerShape.check(result ?? "") : undefined;
+  if (check && !check.ok) status = "invalid-result";
+  const { usage, ...identity } = base;
+  return {
+    ...identity,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    ...outputBytesOf(run),
+    exitCode: run.exitCode,
+    status,
+    ...(status === "ok" ? { result } : {}),
+    ...(check && !check.ok ? { result, invalidResult: check.problem } : {}),
+    truncated: run.truncated,
+    toolCalls: run.toolCalls,
+    timings,
+    usage,
+  };
+}
+
+/** The files of /workspace/out; a failure to read them is reported as a refusal, not a failed run. */
+async function collectFiles(
+  session: SandboxSession,
+  limits: OutputFileLimits,
+  logger: Logger | undefined,
+): Promise<CollectedFiles> {
+  try {
+    return await collectOutputFiles(session, limits);
+  } catch (error) {
+    logger?.warn({ error }, "could not read /workspace/out");
+    const reason = `could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    return { files: [], refused: [{ name: "out", reason }] };
+  }
+}
+
+/** The record of a reply that held no program (none, or several): nothing ran. */
+function refusedAttempt(base: AttemptBase, clock: { attemptStarted: number; modelMs: number }): Attempt {
+  return {
+    ...base,
+    stdout: "",
+    stderr: "",
+    exitCode: null,
+    status: "no-program",
+    truncated: false,
+    toolCalls: [],
+    timings: {
+      modelMs: clock.modelMs,
+      containerStartMs: 0,
+      runMs: 0,
+      totalMs: Math.round(performance.now() - clock.attemptStarted),
+    },
+  };
+}
+
+/**
+ * A fresh container for an attempt. When the turn is aborted while the container starts, the
+ * attempt stops waiting at once, and the container is removed as soon as it exists; a request
+ * still waiting for a slot leaves the sandbox's line and no container is started for it.
+ */
+async function createSessionFor(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+): Promise<SandboxSession> {
+  const { options, runId, signal } = context;
+  const { logger, attemptNumber } = attemptOptions;
+  signal.throwIfAborted();
+  // The signal takes a request still waiting for a pool slot out of the sandbox's line at once.
+  const creating = options.sandbox.createSession({ ...(logger ? { logger } : {}), signal });
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      trackCleanup(
+        context,
+        creating.then((late) => late.close()),
+      );
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([creating, aborted]);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw new SandboxRunError({
+      runId,
+      attempts: attemptOptions.attemptsSoFar,
+      cause: error,
+      detail: `a container for attempt ${attemptNumber} did not start (${error instanceof Error ? error.message : String(error)})`,
+    });
+  } finally {
+    if (onAbort) signal.removeEventListener("abort", onAbort);
+  }
+}

@@ -1,0 +1,97 @@
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { Logger } from "pino";
+import { SandboxRunError } from "../errors/sandbox-run-error.ts";
+import type { Attempt } from "../types.ts";
+import { type AttemptOutcome, runAttempt } from "./attempt.ts";
+import { buildRepairMessage, buildReplyRepairMessage, describeFailure, tail } from "./prompt.ts";
+import { noFiles, type SampleOptions, type SampleOutcome, type TurnContext } from "./turn-context.ts";
+
+const streamTailCharacters = 2000;
+
+/**
+ * One sample: attempts until one succeeds or `maxRepairs` repairs are used. A failed attempt's
+ * program and what went wrong go back to the model as the next repair; a sandbox failure ends the
+ * turn (a SandboxRunError), since repairing the program cannot fix it.
+ */
+export async function runSample(context: TurnContext, sampleOptions: SampleOptions): Promise<SampleOutcome> {
+  const { settings } = context.options;
+  const { sample, escalated } = sampleOptions;
+  const logger = context.logger?.child({
+    ...(sample ? { sample } : {}),
+    ...(escalated ? { escalated } : {}),
+  });
+  const modelMessages = [...sampleOptions.opening];
+  const attempts: Attempt[] = [];
+
+  for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
+    context.signal.throwIfAborted();
+    const outcome = await runAttempt(context, {
+      ...sampleOptions,
+      attemptNumber,
+      modelMessages,
+      attemptsSoFar: attempts,
+      ...(logger ? { logger } : {}),
+    });
+    const { attempt, run } = outcome;
+    attempts.push(attempt);
+    context.attempts.push(attempt);
+    reportAttemptEnd(context, attempt, logger);
+
+    if (attempt.status === "ok") return { attempts, answer: attempt.result, files: outcome.files ?? noFiles };
+    context.signal.throwIfAborted();
+    if (attempt.status === "infrastructure") {
+      const detail = run?.infrastructureError;
+      throw new SandboxRunError({
+        runId: context.runId,
+        attempts,
+        cause: detail,
+        detail: detail ?? "unknown",
+      });
+    }
+    if (attemptNumber <= settings.maxRepairs) modelMessages.push(...askForRepair(context, outcome));
+  }
+  return { attempts };
+}
+
+/** The `program-end` event and the debug line of an attempt that ended. */
+function reportAttemptEnd(context: TurnContext, attempt: Attempt, logger: Logger | undefined): void {
+  const { status, sample } = attempt;
+  context.emit({
+    type: "program-end",
+    runId: context.runId,
+    attempt: attempt.attempt,
+    ...(sample ? { sample } : {}),
+    status,
+    exitCode: attempt.exitCode,
+    stdoutTail: tail(attempt.stdout, streamTailCharacters),
+    stderrTail: tail(attempt.stderr, streamTailCharacters),
+  });
+  logger?.debug(
+    { attempt: attempt.attempt, status, exitCode: attempt.exitCode, toolCalls: attempt.toolCalls.length },
+    `code-action exit=${attempt.exitCode} status=${status} stdout=${JSON.stringify(attempt.stdout)} stderr=${JSON.stringify(attempt.stderr)}`,
+  );
+}
+
+/**
+ * The `repair-start` event, and the two messages the next attempt adds to the conversation: the
+ * failed reply, and what went wrong (the run's failure, or why the reply held no program).
+ */
+function askForRepair(context: TurnContext, outcome: AttemptOutcome): BaseMessage[] {
+  const { settings } = context.options;
+  const { attempt, refusal } = outcome;
+  const limits = { execTimeout: settings.execTimeout, maxToolCalls: settings.maxToolCalls };
+  const reason = refusal ?? describeFailure({ ...attempt, ...limits });
+  context.emit({
+    type: "repair-start",
+    runId: context.runId,
+    attempt: attempt.attempt + 1,
+    ...(attempt.sample ? { sample: attempt.sample } : {}),
+    reason,
+  });
+  const toolError = [...attempt.toolCalls].reverse().find((call) => call.error)?.error;
+  const repair =
+    refusal === undefined
+      ? buildRepairMessage({ ...attempt, ...limits, toolError })
+      : buildReplyRepairMessage(refusal);
+  return [new AIMessage({ content: attempt.modelReply }), new HumanMessage(repair)];
+}

@@ -1,0 +1,98 @@
+import type { SandboxSession } from "@codeaction/sandbox";
+import type { CallbackManager } from "@langchain/core/callbacks/manager";
+import type { BaseMessage } from "@langchain/core/messages";
+import type { Logger } from "pino";
+import type { ChatModelRunnable } from "../model.ts";
+import type { AnswerShape } from "../structured-answer.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import type { AgentEvent, ApprovalHook, Attempt } from "../types.ts";
+import type { DataFile } from "./data-files.ts";
+import type { CollectedFiles, OutputFileLimits } from "./output-files.ts";
+
+/** codeAction settings, defaults filled (see build-agent.ts). */
+export type CodeActionSettings = {
+  /** Seconds a program may run (approval waits do not count). */
+  execTimeout: number;
+  /** Corrected programs after a failed one. */
+  maxRepairs: number;
+  /** Tool calls per run, failed and unknown ones included. */
+  maxToolCalls: number;
+  /** Largest request a program may send, in bytes (default 1 MiB). */
+  maxRequestBytes?: number;
+  /** Largest result the bridge hands back, in bytes of JSON (default 16 MiB). */
+  maxResultBytes?: number;
+  /** Independent programs per question; 2 or more turn on the agreement check. */
+  samples: number;
+  /** Decimal places numbers are compared at in the agreement check. */
+  decimals: number;
+  /** A stronger model that writes one more program on disagreement or when every attempt failed. */
+  escalate?: { model: ChatModelRunnable };
+  /** Limits on the files that come back from /workspace/out. */
+  outputFiles: OutputFileLimits;
+};
+
+export type CodeActionTurnOptions = {
+  model: ChatModelRunnable;
+  /**
+   * Where fresh containers come from: one per attempt (a SandboxManager). `logger` carries the
+   * run id (its commands, its egress requests).
+   */
+  sandbox: { createSession(options?: { logger?: Logger; signal?: AbortSignal }): Promise<SandboxSession> };
+  tools: ToolSpec[];
+  settings: CodeActionSettings;
+  instructions?: string;
+  approval?: ApprovalHook;
+  logger?: Logger;
+  /** What the sandbox has, for the prompt ("Python 3.11 with the standard library only ..."). */
+  sandboxDescription?: string;
+  /** What the program may reach, for the prompt (describeNetwork; default: no network). */
+  networkRule?: string;
+  /** `responseFormat`, compiled: a RESULT that does not match it is repaired like a failed run. */
+  answerShape?: AnswerShape;
+  /** Host files placed read-only at /workspace/data in each attempt's container. */
+  dataFiles?: DataFile[];
+  /** Receives every container removal, so close() can wait for them. */
+  trackRemoval?: (removal: Promise<void>) => void;
+};
+
+/** What every part of one turn shares: its options, its run, its events and what it must wait for. */
+export type TurnContext = {
+  options: CodeActionTurnOptions;
+  messages: BaseMessage[];
+  runId: string;
+  stubsSource: string;
+  stubSignatures: string;
+  emit: (event: AgentEvent) => void;
+  signal: AbortSignal;
+  logger?: Logger;
+  callbacks?: CallbackManager;
+  /** Every attempt that ended so far, across samples (for an AbortError). */
+  attempts: Attempt[];
+  /** Container removals and tool calls in flight: waited for when the turn is aborted. */
+  cleanups: Set<Promise<unknown>>;
+};
+
+/** One sample's model and opening messages (the escalation is one more sample). */
+export type SampleOptions = {
+  model: ChatModelRunnable;
+  opening: BaseMessage[];
+  sample?: number;
+  escalated?: boolean;
+};
+
+/** A sample's attempts, and its answer and files when one of them succeeded. */
+export type SampleOutcome = { attempts: Attempt[]; answer?: string; files?: CollectedFiles };
+
+export const noFiles: CollectedFiles = { files: [], refused: [] };
+
+/** Adds `pending` to what an aborted turn waits for, until it settles. */
+export function trackCleanup(context: TurnContext, pending: Promise<unknown>): void {
+  const settled = pending.catch(() => undefined);
+  context.cleanups.add(settled);
+  void settled.finally(() => context.cleanups.delete(settled));
+}
+
+/** Waits until nothing is pending, including what is added while waiting. */
+export async function settleAll(pending: Set<Promise<unknown>>): Promise<void> {
+  while (pending.size > 0) await Promise.allSettled([...pending]);
+}
