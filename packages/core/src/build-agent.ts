@@ -262,6 +262,21 @@ function hintFor(key: string, valid: string[]): string {
   return "";
 }
 
+type ParsedOptions = ReturnType<typeof parseBuildAgentOptions>;
+
+/** What one build holds while it assembles the agent, and what the agent's close() undoes. */
+type Build = {
+  options: ParsedOptions;
+  codeAction: boolean;
+  sandboxInput: SandboxConfigInput;
+  /** The sandbox, for code-action and shell mode; parsing its settings starts nothing. */
+  manager: SandboxManager | undefined;
+  /** Run in parallel by close() (and when the build fails): the MCP servers first, then the sandbox. */
+  cleanups: Array<() => Promise<void>>;
+  /** Code-action containers still being removed; close() waits for them. */
+  pendingRemovals: Set<Promise<void>>;
+};
+
 /**
  * Builds an agent. Options are checked first (nothing starts on a bad option or a missing model
  * key); code-action and shell mode then need a working Docker sandbox, or the build fails.
@@ -270,96 +285,22 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
   input: BuildAgentOptions & { responseFormat?: Format },
 ): Promise<Agent<StructuredOf<Format>>> {
   const options = parseBuildAgentOptions(input);
-  const logger = options.logger;
   const model = await loadModel(options.model);
   const escalateModel = options.codeAction.escalate
     ? await loadModel(options.codeAction.escalate.model)
     : undefined;
   const ownTools = options.extraTools.map((tool) => fromLangChainTool(tool));
-
-  const codeAction = options.pattern === "code-action";
-  const shellMode = !codeAction && options.sandbox !== undefined;
-  const sandboxInput: SandboxConfigInput =
-    options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
-
-  // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
-  // Code-action is warm by default: each pooled container starts the bridge relay ahead of need.
-  const manager = codeAction
-    ? new SandboxManager(withDefaultPool(sandboxInput, options.codeAction.samples), {
-        logger,
-        warmCommand: relayCommand(),
-        // The bridge's relay and every program run on python3: an image without it is refused now.
-        requiredCommands: ["python3"],
-      })
-    : shellMode
-      ? new SandboxManager(sandboxInput, { logger })
-      : undefined;
-  const cleanups: Array<() => Promise<void>> = [];
-  const pendingRemovals = new Set<Promise<void>>();
-
+  const build = newBuild(options);
   try {
-    let dataFiles: DataFile[] = [];
-    if (codeAction && manager && options.codeAction.dataFiles.length > 0) {
-      const disk = manager.config.diskLimit;
-      const workspaceBytes = typeof disk === "number" ? disk : (parseSize(disk) ?? 1024 ** 3);
-      dataFiles = await describeDataFiles(options.codeAction.dataFiles, workspaceBytes);
-    }
-    let shellSession: StartingSession | undefined;
-    if (manager) {
-      const what = codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
-      try {
-        await manager.ready();
-      } catch (error) {
-        throw new SandboxUnavailableError({ what, cause: error });
-      }
-      // Shell mode's container starts now and the agent is handed back at once: the start overlaps
-      // the first model call, and the first tool call waits for what is left of it.
-      if (shellMode) shellSession = startShellSession(manager, what);
-      cleanups.push(async () => {
-        await Promise.allSettled([...pendingRemovals]);
-        const started = await shellSession?.started.catch(() => undefined);
-        await started?.close();
-        await manager.close();
-      });
-    }
-
-    const tools = [...ownTools];
-    const shellTools = shellSession ? createShellTools(shellSession) : [];
-    if (options.servers && Object.keys(options.servers).length > 0) {
-      // An MCP tool named like one of ours (sandbox_exec in shell mode too) becomes <server>_<tool>.
-      const connected = await connectServers(options.servers, {
-        logger,
-        existingToolNames: [...tools, ...shellTools].map((tool) => tool.name),
-      });
-      cleanups.unshift(() => connected.close());
-      tools.push(...connected.tools);
-    }
-    tools.push(...shellTools);
-    refuseDuplicateNames(tools);
-
-    const turn: TurnStream = codeAction
+    const dataFiles = await describeDataFilesFor(build);
+    const shellSession = await readySandbox(build);
+    const tools = await collectTools(build, ownTools, shellSession);
+    const turn: TurnStream = build.codeAction
       ? createCodeActionTurn({
+          ...codeActionTurnOptions(build, dataFiles),
           model,
-          sandbox: manager as SandboxManager,
           tools,
-          settings: {
-            ...options.codeAction,
-            escalate: escalateModel ? { model: escalateModel } : undefined,
-          },
-          instructions: options.instructions,
-          approval: options.approval,
-          logger,
-          networkRule: describeNetwork(manager?.config.network ?? "none"),
-          answerShape: options.answerShape,
-          sandboxDescription: [
-            describeSandbox(sandboxInput),
-            ...(dataFiles.length > 0 ? [describeDataFilesForPrompt(dataFiles)] : []),
-          ].join(". "),
-          dataFiles,
-          trackRemoval: (removal) => {
-            pendingRemovals.add(removal);
-            void removal.finally(() => pendingRemovals.delete(removal));
-          },
+          settings: { ...options.codeAction, escalate: escalateModel ? { model: escalateModel } : undefined },
         }).stream
       : createToolsRunner({
           model,
@@ -369,24 +310,125 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
           maxIterations: options.maxIterations,
           instructions: options.instructions,
           answerShape: options.answerShape,
-          logger,
+          logger: options.logger,
         }).stream;
-
-    let shutdownPromise: Promise<void> | undefined;
-    const shutdown = () => {
-      shutdownPromise ??= (async () => {
-        const outcomes = await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
-        const failure = outcomes.find((outcome) => outcome.status === "rejected");
-        if (failure) throw failure.reason;
-      })();
-      return shutdownPromise;
-    };
-
+    const shutdown = closeOnce(build.cleanups);
     return new CodeActionAgent<StructuredOf<Format>>({ pattern: options.pattern, tools, turn, shutdown });
   } catch (error) {
-    await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+    await Promise.allSettled(build.cleanups.map((cleanup) => cleanup()));
     throw error;
   }
+}
+
+/** A build's state; code-action is warm by default: each pooled container starts the bridge relay ahead of need. */
+function newBuild(options: ParsedOptions): Build {
+  const codeAction = options.pattern === "code-action";
+  const shellMode = !codeAction && options.sandbox !== undefined;
+  const sandboxInput: SandboxConfigInput =
+    options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
+  // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
+  const manager = codeAction
+    ? new SandboxManager(withDefaultPool(sandboxInput, options.codeAction.samples), {
+        logger: options.logger,
+        warmCommand: relayCommand(),
+        // The bridge's relay and every program run on python3: an image without it is refused now.
+        requiredCommands: ["python3"],
+      })
+    : shellMode
+      ? new SandboxManager(sandboxInput, { logger: options.logger })
+      : undefined;
+  return { options, codeAction, sandboxInput, manager, cleanups: [], pendingRemovals: new Set() };
+}
+
+/** Code-action's data files, checked and sized against the sandbox's /workspace. */
+async function describeDataFilesFor(build: Build): Promise<DataFile[]> {
+  const paths = build.options.codeAction.dataFiles;
+  if (!build.codeAction || !build.manager || paths.length === 0) return [];
+  const disk = build.manager.config.diskLimit;
+  const workspaceBytes = typeof disk === "number" ? disk : (parseSize(disk) ?? 1024 ** 3);
+  return describeDataFiles(paths, workspaceBytes);
+}
+
+/**
+ * Readies the sandbox (a SandboxUnavailableError when it cannot) and registers its removal. Shell
+ * mode's container starts now and the agent is handed back at once: the start overlaps the first
+ * model call, and the first tool call waits for what is left of it.
+ */
+async function readySandbox(build: Build): Promise<StartingSession | undefined> {
+  const { manager, options, pendingRemovals } = build;
+  if (!manager) return undefined;
+  const what = build.codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
+  try {
+    await manager.ready();
+  } catch (error) {
+    throw new SandboxUnavailableError({ what, cause: error });
+  }
+  const shellSession = build.codeAction ? undefined : startShellSession(manager, what);
+  build.cleanups.push(async () => {
+    await Promise.allSettled([...pendingRemovals]);
+    const started = await shellSession?.started.catch(() => undefined);
+    await started?.close();
+    await manager.close();
+  });
+  return shellSession;
+}
+
+/** The agent's tools: the caller's, the MCP servers' (connected now), then shell mode's five. */
+async function collectTools(
+  build: Build,
+  ownTools: ToolSpec[],
+  shellSession: StartingSession | undefined,
+): Promise<ToolSpec[]> {
+  const { options } = build;
+  const tools = [...ownTools];
+  const shellTools = shellSession ? createShellTools(shellSession) : [];
+  if (options.servers && Object.keys(options.servers).length > 0) {
+    // An MCP tool named like one of ours (sandbox_exec in shell mode too) becomes <server>_<tool>.
+    const connected = await connectServers(options.servers, {
+      logger: options.logger,
+      existingToolNames: [...tools, ...shellTools].map((tool) => tool.name),
+    });
+    build.cleanups.unshift(() => connected.close());
+    tools.push(...connected.tools);
+  }
+  tools.push(...shellTools);
+  refuseDuplicateNames(tools);
+  return tools;
+}
+
+/** The code-action turn's options that come from the build: sandbox, prompt facts, removals. */
+function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
+  const { options, manager, pendingRemovals } = build;
+  return {
+    sandbox: manager as SandboxManager,
+    instructions: options.instructions,
+    approval: options.approval,
+    logger: options.logger,
+    networkRule: describeNetwork(manager?.config.network ?? "none"),
+    answerShape: options.answerShape,
+    sandboxDescription: [
+      describeSandbox(build.sandboxInput),
+      ...(dataFiles.length > 0 ? [describeDataFilesForPrompt(dataFiles)] : []),
+    ].join(". "),
+    dataFiles,
+    trackRemoval: (removal: Promise<void>) => {
+      pendingRemovals.add(removal);
+      void removal.finally(() => pendingRemovals.delete(removal));
+    },
+  };
+}
+
+/** The agent's close(): every cleanup once, in parallel; the first failure is thrown. */
+function closeOnce(cleanups: Array<() => Promise<void>>): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () => {
+    closing ??= (async () => {
+      const outcomes = await Promise.allSettled(cleanups.map((cleanup) => cleanup()));
+      const failure = outcomes.find((outcome) => outcome.status === "rejected");
+      if (failure) throw failure.reason;
+    })();
+    return closing;
+  };
 }
 
 function refuseDuplicateNames(tools: ToolSpec[]): void {

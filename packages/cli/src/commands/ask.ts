@@ -1,6 +1,7 @@
-import type { Agent, AgentResult, Attempt, ModelOption } from "@codeaction/core";
+import type { Agent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
+import type { LoadedData } from "../csv/csv-tools.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { appendToJournal, defaultJournalPath } from "../journal.ts";
@@ -70,28 +71,75 @@ Example:
   codeaction ask --csv examples/data/orders.csv \\
     "What was the revenue per region in Q3 2026 (July to September)? Revenue is quantity times unit price."`;
 
+const askOptions = {
+  csv: { type: "string", multiple: true },
+  file: { type: "string", multiple: true },
+  quiet: { type: "boolean" },
+  server: { type: "string", multiple: true },
+  model: { type: "string" },
+  replay: { type: "string" },
+  pattern: { type: "string" },
+  image: { type: "string" },
+  data: { type: "boolean" },
+  "show-program": { type: "boolean" },
+  format: { type: "string" },
+  out: { type: "string" },
+  json: { type: "boolean" },
+  journal: { type: "string" },
+  "no-journal": { type: "boolean" },
+} as const;
+
+type AskRequest = NonNullable<ReturnType<typeof parseAskArguments>>;
+
 export async function askCommand(args: string[], context: CliContext): Promise<number> {
-  const command = "ask";
-  const { values, positionals } = parseCommandArguments(command, args, {
-    csv: { type: "string", multiple: true },
-    file: { type: "string", multiple: true },
-    quiet: { type: "boolean" },
-    server: { type: "string", multiple: true },
-    model: { type: "string" },
-    replay: { type: "string" },
-    pattern: { type: "string" },
-    image: { type: "string" },
-    data: { type: "boolean" },
-    "show-program": { type: "boolean" },
-    format: { type: "string" },
-    out: { type: "string" },
-    json: { type: "boolean" },
-    journal: { type: "string" },
-    "no-journal": { type: "boolean" },
+  const request = parseAskArguments(args, context);
+  if (!request) return 0;
+  const { values, question, pattern } = request;
+  const servers = await serverSpecs(values.server ?? [], "ask");
+  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const { dataFileArguments, loadDataFiles } = await import("../csv/csv-tools.ts");
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
+  const quiet = values.quiet === true;
+  const progress = createProgress({ stream: context.stderr, quiet });
+  if (!quiet) progress.note(describeModelChoice(modelChoice));
+  const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action" });
+  const model = await loadModel(modelChoice);
+  const image =
+    pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
+  const record = createRunRecord({
+    question,
+    model: modelChoice,
+    pattern,
+    image,
+    tables: csv.tables,
+    toolNames: csv.tools.map((tool) => tool.name),
+    servers: Object.fromEntries(
+      (values.server ?? []).map((commandLine, index) => [
+        Object.keys(servers)[index] ?? `server_${index + 1}`,
+        commandLine,
+      ]),
+    ),
   });
+  const started = performance.now();
+  const turn = { request, context, progress, record, journalPath, started };
+  const result = await askOnce(turn, async () => {
+    progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
+    const agent = await buildAskAgent({ request, model, csv, servers, image });
+    record.timings.setupMs = Math.round(performance.now() - started);
+    return agent;
+  }).finally(() => csv.close());
+  await reportAnswer(turn, result);
+  return 0;
+}
+
+/** The checked command line, or undefined after printing the help. */
+function parseAskArguments(args: string[], context: CliContext) {
+  const command = "ask";
+  const { values, positionals } = parseCommandArguments(command, args, askOptions);
   if (values.help) {
     context.stdout.write(`${askHelp}\n`);
-    return 0;
+    return undefined;
   }
   const question = positionals.join(" ").trim();
   if (question === "")
@@ -116,106 +164,112 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
       message: "--image and --data choose the sandbox of --pattern code-action",
     });
   }
-  const servers = await serverSpecs(values.server ?? [], command);
-  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
-  const [{ buildAgent }, { dataFileArguments, loadDataFiles }, { callsToReadAll }, { default: pino }] =
-    await Promise.all([
-      import("@codeaction/core"),
-      import("../csv/csv-tools.ts"),
-      import("../csv/csv-tool.ts"),
-      import("pino"),
-    ]);
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
-  const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
-  const showProgram = values["show-program"] === true;
+  return { values, question, pattern, format, showProgram: values["show-program"] === true };
+}
 
-  const quiet = values.quiet === true;
-  const progress = createProgress({ stream: context.stderr, quiet });
-  if (!quiet) progress.note(describeModelChoice(modelChoice));
-  const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action" });
-  const model = await loadModel(modelChoice);
-  const image =
-    pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
-  const record = createRunRecord({
-    question,
-    model: modelChoice,
-    pattern,
-    image,
-    tables: csv.tables,
-    toolNames: csv.tools.map((tool) => tool.name),
-    servers: Object.fromEntries(
-      (values.server ?? []).map((commandLine, index) => [
-        Object.keys(servers)[index] ?? `server_${index + 1}`,
-        commandLine,
-      ]),
-    ),
+/** The agent for one question: the data's tools, the servers, and the sandbox of code-action. */
+async function buildAskAgent(options: {
+  request: AskRequest;
+  model: ModelOption;
+  csv: LoadedData;
+  servers: Record<string, ServerSpec>;
+  image: string | undefined;
+}): Promise<Agent> {
+  const { request, csv, servers } = options;
+  const [{ buildAgent }, { callsToReadAll }, { default: pino }] = await Promise.all([
+    import("@codeaction/core"),
+    import("../csv/csv-tool.ts"),
+    import("pino"),
+  ]);
+  const logger = request.values.debug
+    ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true }))
+    : undefined;
+  return buildAgent({
+    model: options.model,
+    pattern: request.pattern,
+    extraTools: csv.tools,
+    ...(Object.keys(servers).length > 0 ? { servers } : {}),
+    ...(request.pattern === "code-action"
+      ? {
+          sandbox: { network: "none", image: options.image },
+          // Paging through a big CSV is legitimate: it must not use up the default 50 calls.
+          codeAction: {
+            maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
+            // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
+            dataFiles: csv.sandboxFiles,
+          },
+        }
+      : {}),
+    ...(logger ? { logger } : {}),
   });
-  const started = performance.now();
-  const logger = values.debug ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true })) : undefined;
+}
 
+/** One question's run: what it needs to report, record and journal. */
+type AskTurn = {
+  request: AskRequest;
+  context: CliContext;
+  progress: Progress;
+  record: RunRecord;
+  journalPath: string | undefined;
+  started: number;
+};
+
+/**
+ * Builds the agent and runs the turn, Ctrl-C aware: during the turn it cancels it (the run record
+ * says "aborted" and the journal keeps it); before, it closes the agent and exits 130. A failed
+ * run is journaled before its error is thrown; the agent is closed either way.
+ */
+async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<AgentResult> {
+  const { request, context, progress, record, journalPath } = turn;
   let agent: Agent | undefined;
   const turnAbort = new AbortController();
   let turnRunning = false;
   const interrupt = () => {
     progress.note("codeaction: interrupted; removing the sandbox containers");
-    // During the turn, cancel it: the run record says "aborted" and the journal keeps it.
     if (turnRunning) return turnAbort.abort(new Error("interrupted (Ctrl-C)"));
     void (agent?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
-  let result: AgentResult;
   try {
-    progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
-    agent = await buildAgent({
-      model,
-      pattern,
-      extraTools: csv.tools,
-      ...(Object.keys(servers).length > 0 ? { servers } : {}),
-      ...(pattern === "code-action"
-        ? {
-            sandbox: { network: "none", image },
-            // Paging through a big CSV is legitimate: it must not use up the default 50 calls.
-            codeAction: {
-              maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
-              // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
-              dataFiles: csv.sandboxFiles,
-            },
-          }
-        : {}),
-      ...(logger ? { logger } : {}),
-    });
-    record.timings.setupMs = Math.round(performance.now() - started);
+    agent = await build();
     turnRunning = true;
-    result = await runTurn(agent, question, { progress, context, showProgram, signal: turnAbort.signal });
+    const result = await runTurn(agent, request.question, {
+      progress,
+      context,
+      showProgram: request.showProgram,
+      signal: turnAbort.signal,
+    });
     completeRunRecord(record, result);
+    return result;
   } catch (error) {
     progress.stop();
     failRunRecord(record, error);
-    record.timings.totalMs = Math.round(performance.now() - started);
+    record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
-    if (showProgram) showTimings(record.attempts, context);
-    if (turnAbort.signal.aborted) {
-      throw new CliError({
-        code: "interrupted",
-        message: "interrupted; the run record says aborted",
-        exitCode: 130,
-        cause: error,
-      });
-    }
-    throw error;
+    if (request.showProgram) showTimings(record.attempts, context);
+    if (!turnAbort.signal.aborted) throw error;
+    throw new CliError({
+      code: "interrupted",
+      message: "interrupted; the run record says aborted",
+      exitCode: 130,
+      cause: error,
+    });
   } finally {
     process.removeListener("SIGINT", interrupt);
     progress.stop();
     await agent?.close().catch(() => undefined);
-    await csv.close();
   }
+}
 
-  record.timings.totalMs = Math.round(performance.now() - started);
+/** Saves the files, journals the record (before the answer is printed), then prints the answer. */
+async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<void> {
+  const { request, context, record, journalPath } = turn;
+  record.timings.totalMs = Math.round(performance.now() - turn.started);
   record.timings.turnMs = result.timings.totalMs;
-  await saveOutputFiles(result, record, { out: values.out, context });
+  await saveOutputFiles(result, record, { out: request.values.out, context });
   // The journal is written before the answer is printed: an answer on screen is always on record.
   if (journalPath) await appendToJournal(journalPath, record);
-  if (showProgram) {
+  if (request.showProgram) {
     if (result.pattern === "tools") {
       const toolMs = result.toolCalls.reduce((total, call) => total + call.durationMs, 0);
       context.stderr.write(
@@ -230,12 +284,11 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
       "codeaction: every attempt failed; the answer is the escalation model's program's result\n",
     );
   }
-  if (values.json) {
+  if (request.values.json) {
     context.stdout.write(`${terminalSafeJson(record, 2)}\n`);
   } else {
-    context.stdout.write(formatAnswer(result.answer, format));
+    context.stdout.write(formatAnswer(result.answer, request.format));
   }
-  return 0;
 }
 
 /** Writes the files that came back to disk, records where, and lists them (and any refusals) on stderr. */
