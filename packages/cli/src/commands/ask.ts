@@ -18,6 +18,7 @@ import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, type Progress } from "../terminal/progress.ts";
+import { questionOptions } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
@@ -72,18 +73,9 @@ Example:
     "What was the revenue per region in Q3 2026 (July to September)? Revenue is quantity times unit price."`;
 
 const askOptions = {
-  csv: { type: "string", multiple: true },
-  file: { type: "string", multiple: true },
-  quiet: { type: "boolean" },
-  server: { type: "string", multiple: true },
-  model: { type: "string" },
-  replay: { type: "string" },
+  ...questionOptions,
   pattern: { type: "string" },
-  image: { type: "string" },
-  data: { type: "boolean" },
   "show-program": { type: "boolean" },
-  format: { type: "string" },
-  out: { type: "string" },
   json: { type: "boolean" },
   journal: { type: "string" },
   "no-journal": { type: "boolean" },

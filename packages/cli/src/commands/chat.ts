@@ -13,6 +13,7 @@ import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress } from "../terminal/progress.ts";
 import { loadModel, saveOutputFiles } from "./ask.ts";
+import { questionOptions } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -45,18 +46,7 @@ type ChatTurn = {
 
 export async function chatCommand(args: string[], context: CliContext): Promise<number> {
   const command = "chat";
-  const { values, positionals } = parseCommandArguments(command, args, {
-    csv: { type: "string", multiple: true },
-    file: { type: "string", multiple: true },
-    quiet: { type: "boolean" },
-    server: { type: "string", multiple: true },
-    model: { type: "string" },
-    replay: { type: "string" },
-    image: { type: "string" },
-    data: { type: "boolean" },
-    format: { type: "string" },
-    out: { type: "string" },
-  });
+  const { values, positionals } = parseCommandArguments(command, args, questionOptions);
   if (values.help) {
     context.stdout.write(`${chatHelp}\n`);
     return 0;
