@@ -1,4 +1,10 @@
-import { parseSize, type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
+import {
+  DATA_IMAGE,
+  DEFAULT_IMAGE,
+  parseSize,
+  type SandboxConfigInput,
+  SandboxManager,
+} from "@codeaction/sandbox";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
@@ -464,12 +470,13 @@ export function withDefaultPool(input: SandboxConfigInput, samples: number): San
 
 /** What the prompt says the sandbox has. */
 function describeSandbox(input: SandboxConfigInput): string {
-  const image = input.image ?? "codeaction/python:3.11";
-  const packages = /^codeaction\/python:3\.11-data$/.test(image)
-    ? "Python 3.11 with the standard library plus numpy, pandas, openpyxl and matplotlib (Agg backend: save figures with savefig; no pip installs)"
-    : image === "codeaction/python:3.11"
-      ? "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs)"
-      : `the image ${image} (Python 3 with what that image installs; no pip installs)`;
+  const image = input.image ?? DEFAULT_IMAGE;
+  const packages =
+    image === DATA_IMAGE
+      ? "Python 3.11 with the standard library plus numpy, pandas, openpyxl and matplotlib (Agg backend: save figures with savefig; no pip installs)"
+      : image === DEFAULT_IMAGE
+        ? "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs)"
+        : `the image ${image} (Python 3 with what that image installs; no pip installs)`;
   const network = input.network ?? "none";
   const reach =
     network === "none"

@@ -1,9 +1,7 @@
 import { availableParallelism } from "node:os";
 import { z } from "zod";
 import { SandboxConfigError } from "./errors/sandbox-config-error.ts";
-
-/** The image the sandbox uses unless told otherwise (built by `codeaction image build`). */
-export const defaultImage = "codeaction/python:3.11";
+import { DEFAULT_IMAGE } from "./images/names.ts";
 
 /** The environment variable that marks every process a command starts (see kill-helper.ts). Reserved. */
 export const execMarkerName = "CODEACTION_EXEC_ID";
@@ -171,7 +169,7 @@ const engineSchema = z
 
 const schemaShape = {
   backend: z.enum(["docker", "gvisor"], { error: `backend must be "docker" or "gvisor"` }).default("docker"),
-  image: z.string().min(1).default(defaultImage),
+  image: z.string().min(1).default(DEFAULT_IMAGE),
   cpuLimit: rangeNumber({ name: "cpuLimit", minimum: 0.01, maximum: 256, integer: false }).default(2),
   memoryLimit: sizeField({
     name: "memoryLimit",

@@ -1,6 +1,7 @@
 import Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { buildImage, DEFAULT_IMAGE, imageState, RECIPE_LABEL, recipeVersion } from "./image.ts";
+import { buildImage, imageState, RECIPE_LABEL, recipeVersion } from "./image.ts";
+import { DEFAULT_IMAGE } from "./images/names.ts";
 
 const docker = new Dockerode();
 const STAND_IN = "codeaction-test/python-standin:3.11";

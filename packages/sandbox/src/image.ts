@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import { statusCodeOf } from "./docker-operations.ts";
 import { ImageBuildError } from "./errors/image-build-error.ts";
+import { DATA_IMAGE, DEFAULT_IMAGE } from "./images/names.ts";
 
 /**
  * The sandbox images: `codeaction/python:3.11` (standard library only) and
@@ -18,10 +19,6 @@ import { ImageBuildError } from "./errors/image-build-error.ts";
  * and the flavour) is stored in the `codeaction.recipe` label: a changed recipe rebuilds,
  * an unchanged one is reused.
  */
-/** The sandbox image every session uses by default: Python 3.11, standard library only. */
-export const DEFAULT_IMAGE = "codeaction/python:3.11";
-/** The data image: the sandbox image plus numpy and pandas (`buildImage({ flavour: "data" })`). */
-export const DATA_IMAGE = "codeaction/python:3.11-data";
 export const RECIPE_LABEL = "codeaction.recipe";
 export const BUILD_COMMAND = "codeaction image build";
 

@@ -1,4 +1,5 @@
 import type { Agent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
+import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
@@ -22,8 +23,6 @@ import { questionOptions } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
-const defaultImage = "codeaction/python:3.11";
-const dataImage = "codeaction/python:3.11-data";
 
 export const askHelp = `Usage: codeaction ask [options] "question"
 

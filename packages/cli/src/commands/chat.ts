@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, AgentResult } from "@codeaction/core";
+import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
@@ -74,7 +75,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const progress = createProgress({ stream: context.stderr, quiet });
   if (!quiet) progress.note(describeModelChoice(modelChoice));
   const csv = await loadDataFiles(files, progress, { sandbox: true });
-  const image = values.image ?? (values.data ? "codeaction/python:3.11-data" : "codeaction/python:3.11");
+  const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   progress.update("checking the Docker sandbox");
   const model = await loadModel(modelChoice);
   const agent = await buildAgentOrDispose(csv, () =>

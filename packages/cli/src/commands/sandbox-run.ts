@@ -1,4 +1,10 @@
-import { type ExecResult, parseSize, type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
+import {
+  DATA_IMAGE,
+  type ExecResult,
+  parseSize,
+  type SandboxConfigInput,
+  SandboxManager,
+} from "@codeaction/sandbox";
 import { choiceOption, numberOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
@@ -107,7 +113,7 @@ export async function sandboxRunCommand(args: string[], context: CliContext): Pr
 /** --image NAME or --data as sandbox settings. */
 export function sandboxImage(values: { image?: string; data?: boolean }): { image?: string } {
   if (values.image !== undefined) return { image: values.image };
-  if (values.data) return { image: "codeaction/python:3.11-data" };
+  if (values.data) return { image: DATA_IMAGE };
   return {};
 }
 

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import type Dockerode from "dockerode";
-import { defaultImage } from "../config.ts";
+import { DEFAULT_IMAGE } from "../images/names.ts";
 
 /**
  * Test fixture (used by the network docker tests only): a static HTTP server on Docker's default
@@ -48,7 +48,7 @@ export async function startFixtureServer(
   options: { name: string },
 ): Promise<FixtureServer> {
   const container = await docker.createContainer({
-    Image: defaultImage,
+    Image: DEFAULT_IMAGE,
     name: options.name,
     User: "0:0",
     Cmd: ["python3", "-c", fixtureServerSource],

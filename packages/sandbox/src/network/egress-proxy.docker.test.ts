@@ -3,9 +3,9 @@ import { PassThrough, Writable } from "node:stream";
 import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { defaultImage } from "../config.ts";
 import { removeContainer, statusCodeOf } from "../docker-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
+import { DEFAULT_IMAGE } from "../images/names.ts";
 import type { EgressLogEntry } from "./access-log.ts";
 import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
 import { EgressProxy } from "./egress-proxy.ts";
@@ -55,7 +55,7 @@ async function python(container: Dockerode.Container, source: string) {
 async function startSandbox(network: SessionNetwork): Promise<Dockerode.Container> {
   const settings = sessionNetworkSettings(network);
   const container = await docker.createContainer({
-    Image: defaultImage,
+    Image: DEFAULT_IMAGE,
     name: `${testRun}-sandbox-${network.sessionId}`,
     User: "65534:65534",
     Entrypoint: ["timeout", "-s", "KILL", "600", "sleep", "600"],
