@@ -2,6 +2,8 @@ export type { NetworkSetting, SandboxConfig, SandboxConfigInput } from "./config
 export { parseSandboxConfig, parseSize } from "./config.ts";
 export type { DockerEndpoint } from "./docker-connection.ts";
 export { connectDocker, defaultEndpoints } from "./docker-connection.ts";
+export type { EngineInfo } from "./engine/engine-info.ts";
+export { engineInfo } from "./engine/engine-info.ts";
 export type { EngineSettings } from "./engine/engine-settings.ts";
 export type { EndpointAttempt } from "./errors/docker-unavailable-error.ts";
 export { DockerUnavailableError } from "./errors/docker-unavailable-error.ts";

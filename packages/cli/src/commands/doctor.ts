@@ -4,6 +4,7 @@ import {
   DEFAULT_IMAGE,
   type DockerEndpoint,
   defaultEndpoints,
+  engineInfo,
   imageState,
   SandboxManager,
 } from "@codeaction/sandbox";
@@ -28,9 +29,10 @@ Options:
 type Status = "ok" | "warn" | "fail";
 type Check = { name: string; status: Status; detail: string; fix?: string };
 
-/** The limits the probe container runs with: small, so reading them back proves they apply. */
+/** The engine's client, as the sandbox package connects it (the CLI makes no Docker calls itself). */
 type Dockerode = Awaited<ReturnType<typeof connectDocker>>["docker"];
 
+/** The limits the probe container runs with: small, so reading them back proves they apply. */
 const probeMemoryBytes = 256 * 1024 ** 2;
 const probePids = 64;
 
@@ -128,11 +130,8 @@ async function findEngine(
 
 /** " (Podman 4.3.1)" when the engine is Podman's Docker-compatible API, else "". */
 async function engineKind(docker: Dockerode): Promise<string> {
-  const version = (await docker.version().catch(() => undefined)) as
-    | { Components?: { Name?: string; Version?: string }[] }
-    | undefined;
-  const podman = version?.Components?.find((component) => /podman/i.test(component.Name ?? ""));
-  return podman ? ` (Podman ${podman.Version ?? ""})`.replace(" )", ")") : "";
+  const podmanVersion = (await engineInfo(docker).catch(() => undefined))?.podmanVersion;
+  return podmanVersion === undefined ? "" : ` (Podman ${podmanVersion})`.replace(" )", ")");
 }
 
 async function tryEndpoint(
@@ -147,42 +146,30 @@ async function tryEndpoint(
   }
 }
 
-type EngineInfo = {
-  Runtimes?: Record<string, unknown>;
-  DefaultRuntime?: string;
-  CgroupVersion?: string;
-  CgroupDriver?: string;
-  MemoryLimit?: boolean;
-  PidsLimit?: boolean;
-  SecurityOptions?: string[];
-  Warnings?: string[] | null;
-};
-
 async function checkEngine(docker: Dockerode, print: (check: Check) => void): Promise<string[]> {
-  const [version, info] = await Promise.all([docker.version(), docker.info() as Promise<EngineInfo>]);
+  const info = await engineInfo(docker);
   print({
     name: "Engine",
     status: "ok",
-    detail: `Docker ${version.Version} (API ${version.ApiVersion}), ${version.Os}/${version.Arch}, kernel ${version.KernelVersion}, cgroup v${info.CgroupVersion ?? "?"} (${info.CgroupDriver ?? "?"})`,
+    detail: `Docker ${info.version} (API ${info.apiVersion}), ${info.os}/${info.arch}, kernel ${info.kernelVersion}, cgroup v${info.cgroupVersion ?? "?"} (${info.cgroupDriver ?? "?"})`,
   });
-  const runtimes = Object.keys(info.Runtimes ?? {}).sort();
+  const runtimes = info.runtimes;
   const gvisor = runtimes.includes("runsc");
   print({
     name: "Runtimes",
     status: gvisor ? "ok" : "warn",
-    detail: `${runtimes.join(", ") || "(none listed)"} (default ${info.DefaultRuntime ?? "?"}); gVisor ${gvisor ? "available as runsc" : "not registered"}`,
+    detail: `${runtimes.join(", ") || "(none listed)"} (default ${info.defaultRuntime ?? "?"}); gVisor ${gvisor ? "available as runsc" : "not registered"}`,
     ...(gvisor
       ? {}
       : {
           fix: 'optional, for backend "gvisor": install runsc and register it (`runsc install`, then restart dockerd)',
         }),
   });
-  const security = (info.SecurityOptions ?? []).map((option) => /name=([^,]+)/.exec(option)?.[1] ?? option);
-  const engineLimits = info.MemoryLimit !== false && info.PidsLimit !== false;
+  const engineLimits = info.memoryLimit && info.pidsLimit;
   print({
     name: "Engine limits",
     status: engineLimits ? "ok" : "fail",
-    detail: `memory limits ${info.MemoryLimit === false ? "NOT supported" : "supported"}, pids limits ${info.PidsLimit === false ? "NOT supported" : "supported"}; security: ${security.join(", ") || "none reported"}`,
+    detail: `memory limits ${info.memoryLimit ? "supported" : "NOT supported"}, pids limits ${info.pidsLimit ? "supported" : "NOT supported"}; security: ${info.securityOptions.join(", ") || "none reported"}`,
     ...(engineLimits
       ? {}
       : {
