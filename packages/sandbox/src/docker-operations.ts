@@ -16,3 +16,22 @@ export async function removeContainer(container: Dockerode.Container): Promise<v
     throw error;
   }
 }
+
+/** Destroys a Docker connection (an exec's or an attach's hijacked socket); nothing when there is none. */
+export function destroyStream(stream: NodeJS.ReadableStream | NodeJS.WritableStream | undefined): void {
+  (stream as { destroy?: () => void } | undefined)?.destroy?.();
+}
+
+/**
+ * The one container teardown: closes the kill helper (when it started) and the lifeline (when it was
+ * attached), then removes the container. Removal errors other than 404/409 are thrown.
+ */
+export async function teardownContainer(parts: {
+  container: Dockerode.Container;
+  helper?: { close(): void } | undefined;
+  lifeline?: NodeJS.ReadWriteStream | undefined;
+}): Promise<void> {
+  parts.helper?.close();
+  destroyStream(parts.lifeline);
+  await removeContainer(parts.container);
+}

@@ -1,3 +1,4 @@
+export type { ExecuteOptions } from "./command-run.ts";
 export type { NetworkSetting, SandboxConfig, SandboxConfigInput } from "./config.ts";
 export { parseSandboxConfig, parseSize } from "./config.ts";
 export type { DockerEndpoint } from "./docker-connection.ts";
@@ -18,6 +19,7 @@ export type { SandboxErrorCode } from "./errors/sandbox-error.ts";
 export { SandboxError } from "./errors/sandbox-error.ts";
 export { SecurityFlagError } from "./errors/security-flag-error.ts";
 export type { ExecResult, SpawnedProcess } from "./exec.ts";
+export type { FileEntry } from "./file-operations.ts";
 export type { BuildImageOptions, BuildImageResult, ImageFlavour, ImageState } from "./image.ts";
 export { buildImage, imageState } from "./image.ts";
 export { DATA_IMAGE, DEFAULT_IMAGE } from "./images/names.ts";
@@ -27,5 +29,4 @@ export type { EgressLogEntry } from "./network/access-log.ts";
 export type { BuildProxyImageResult } from "./network/proxy-image.ts";
 export { buildProxyImage, proxyImage } from "./network/proxy-image.ts";
 export type { PoolStatus } from "./pool.ts";
-export type { ExecuteOptions, FileEntry } from "./session.ts";
 export { SandboxSession } from "./session.ts";

@@ -3,6 +3,7 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { execMarkerName } from "./config.ts";
 import { Demultiplexer } from "./demultiplex.ts";
+import { destroyStream } from "./docker-operations.ts";
 
 /**
  * A Python program that forks nothing (it still works when a fork bomb has used every pid the
@@ -269,7 +270,7 @@ export class KillHelper {
     this.fail(reason);
     try {
       this.stream.end();
-      (this.stream as unknown as { destroy?: () => void }).destroy?.();
+      destroyStream(this.stream);
     } catch {
       // already closed
     }

@@ -2,10 +2,10 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
-import { removeContainer } from "./docker-operations.ts";
+import { teardownContainer } from "./docker-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { KillHelper } from "./kill-helper.ts";
-import { attachLifeline, closeLifeline } from "./lifeline.ts";
+import { attachLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
 import { execsNeedGuard } from "./syscall-guard.ts";
@@ -130,9 +130,7 @@ async function startVerified(
       guardExecs: execsNeedGuard(config),
     };
   } catch (error) {
-    helper?.close();
-    closeLifeline(lifeline);
-    await removeContainer(container).catch(() => undefined);
+    await teardownContainer({ container, helper, lifeline }).catch(() => undefined);
     throw error;
   }
 }

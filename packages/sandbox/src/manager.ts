@@ -2,23 +2,18 @@ import { randomUUID } from "node:crypto";
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
-import { runtimeFor } from "./container-spec.ts";
-import { connectDocker } from "./docker-connection.ts";
-import { removeContainer, statusCodeOf } from "./docker-operations.ts";
-import { ImageMissingError } from "./errors/image-missing-error.ts";
-import { NetworkSetupError } from "./errors/network-setup-error.ts";
-import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
+import { removeContainer, teardownContainer } from "./docker-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
-import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
-import { launchContainer } from "./launch.ts";
-import { closeLifeline } from "./lifeline.ts";
+import { type LaunchedContainer, launchContainer } from "./launch.ts";
 import { requireProxyImage } from "./network/egress-proxy.ts";
+import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
+import { answeringDocker, inspectSandboxImage, requireRuntime } from "./readiness.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
 import { allocateIdentity } from "./user-ids.ts";
@@ -123,80 +118,12 @@ export class SandboxManager {
   }
 
   private async prepare(): Promise<void> {
-    if (this.docker) {
-      await this.docker.ping().catch((error: unknown) => {
-        throw new SandboxError(
-          `The Docker client passed to SandboxManager does not answer: ${String(error)}`,
-          {
-            code: "docker-unavailable",
-            cause: error,
-          },
-        );
-      });
-    } else {
-      const { docker, endpoint, reason } = await connectDocker(
-        this.config.engine ? { engine: this.config.engine } : {},
-      );
-      this.docker = docker;
-      this.logger?.debug({ endpoint, reason }, "connected to Docker");
-    }
-    const docker = this.docker;
-    const runtime = runtimeFor(this.config);
-    if (runtime) {
-      const info = (await docker.info()) as {
-        Runtimes?: Record<string, { path?: string; runtimeArgs?: string[] } | undefined>;
-      };
-      const registered = Object.keys(info.Runtimes ?? {});
-      if (!registered.includes(runtime)) {
-        throw new RuntimeNotRegisteredError({
-          runtime,
-          registeredRuntimes: registered,
-          backend: this.config.backend,
-        });
-      }
-      const registration = info.Runtimes?.[runtime];
-      // backend "gvisor" promises gVisor: a runtime override must still run runsc, never runc.
-      const binary = registration?.path ?? "";
-      if (this.config.backend === "gvisor" && !/runsc/.test(binary.split("/").pop() ?? "")) {
-        throw new SandboxError(
-          `backend: "gvisor" needs a gVisor runtime, but the runtime "${runtime}" runs "${binary || "(unknown)"}", not runsc: the sandbox would run without gVisor. Remove the runtime option to use "runsc", or name the runtime your gVisor is registered as.`,
-          { code: "runtime-not-gvisor" },
-        );
-      }
-      // gVisor registered with its own networking off gives the sandbox no interface at all: an
-      // allow-list could never reach its proxy. Say so now rather than fail every request later.
-      const runtimeArgs = registration?.runtimeArgs ?? [];
-      if (
-        this.networking.policy &&
-        this.config.backend === "gvisor" &&
-        runtimeArgs.includes("--network=none")
-      ) {
-        throw new NetworkSetupError({
-          step: "runtime",
-          reason: `the gVisor runtime "${runtime}" is registered with --network=none, so a sandbox under it has no network interface and cannot reach its egress proxy`,
-          fix: 'Use backend: "docker" for an allow-list, or register runsc without --network=none where your gVisor supports it.',
-        });
-      }
-    }
+    const docker = await answeringDocker(this.docker, this.config, this.logger);
+    this.docker = docker;
+    await requireRuntime(docker, this.config, { allowList: this.networking.policy !== undefined });
     // An allow-list needs the egress proxy image: check it now, not at the first session.
     if (this.networking.policy) await requireProxyImage(docker);
-    let image: Dockerode.ImageInspectInfo;
-    try {
-      image = await docker.getImage(this.config.image).inspect();
-    } catch (error) {
-      if (statusCodeOf(error) === 404) {
-        throw new ImageMissingError({ image: this.config.image, cause: error });
-      }
-      throw error;
-    }
-    const volumes = Object.keys(image.Config?.Volumes ?? {});
-    if (volumes.length > 0) {
-      throw new SecurityFlagError({
-        problems: [
-          `the image ${this.config.image} declares VOLUME ${volumes.join(", ")}: Docker would mount writable host-backed volumes there`,
-        ],
-      });
-    }
+    const image = await inspectSandboxImage(docker, this.config.image);
     this.imageEnv = image.Config?.Env ?? [];
     await this.sweep();
     await requireImageCommands(docker, {
@@ -261,21 +188,15 @@ export class SandboxManager {
       throw error;
     });
     let sessionNetwork: Awaited<ReturnType<SessionNetworking["attach"]>>;
-    const launch = () =>
-      launchContainer(docker, identity.config, {
-        labels,
-        deadline,
-        imageEnv: this.imageEnv,
-        ...(this.logger ? { logger: this.logger } : {}),
-        ...(sessionNetwork ? { sessionNetwork } : {}),
-      });
-    let launched: Awaited<ReturnType<typeof launch>>;
+    let launch: () => Promise<LaunchedContainer>;
+    let launched: LaunchedContainer;
     try {
       // For an allow-list: the session's own internal network, the egress proxy on it (NetworkSetupError if not).
       sessionNetwork = await this.networking.attach(docker, {
         sessionId: randomUUID(),
         ...(options.logger ? { logger: options.logger } : {}),
       });
+      launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
       launched = await launch();
     } catch (error) {
       slot.release();
@@ -299,19 +220,28 @@ export class SandboxManager {
     return session;
   }
 
+  /** Starts a container for one sandbox identity; called again for each replacement container. */
+  private launcher(
+    config: SandboxConfig,
+    options: { labels: Record<string, string>; deadline: Date; sessionNetwork?: SessionNetwork | undefined },
+  ): () => Promise<LaunchedContainer> {
+    const docker = this.requireDocker();
+    const { sessionNetwork, ...rest } = options;
+    return () =>
+      launchContainer(docker, config, {
+        ...rest,
+        imageEnv: this.imageEnv,
+        ...(this.logger ? { logger: this.logger } : {}),
+        ...(sessionNetwork ? { sessionNetwork } : {}),
+      });
+  }
+
   /** One warm container for the pool: default deadline, default labels, the warm command waiting. */
   private async createPooledSession(): Promise<PooledSession> {
-    const docker = this.requireDocker();
     const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline });
     const identity = allocateIdentity(this.config);
-    const launch = () =>
-      launchContainer(docker, identity.config, {
-        labels,
-        deadline,
-        imageEnv: this.imageEnv,
-        ...(this.logger ? { logger: this.logger } : {}),
-      });
+    const launch = this.launcher(identity.config, { labels, deadline });
     const launched = await launch().catch((error: unknown) => {
       identity.release();
       throw error;
@@ -326,9 +256,7 @@ export class SandboxManager {
         launched.helper.ready,
       ]);
     } catch (error) {
-      launched.helper.close();
-      closeLifeline(launched.lifeline);
-      await removeContainer(launched.container).catch(() => undefined);
+      await teardownContainer(launched).catch(() => undefined);
       identity.release();
       throw error;
     }

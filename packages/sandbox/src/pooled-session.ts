@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { PassThrough } from "node:stream";
-import { finished } from "node:stream/promises";
-import type Dockerode from "dockerode";
 import { execMarkerName } from "./config.ts";
-import { Demultiplexer } from "./demultiplex.ts";
-import { type SpawnedProcess, startExec, waitForExecExit } from "./exec.ts";
+import { destroyStream } from "./docker-operations.ts";
+import { type SpawnedProcess, startExec } from "./exec.ts";
+import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import type { LaunchedContainer } from "./launch.ts";
 import { SandboxSession, type SessionInternals } from "./session.ts";
 
@@ -39,34 +37,22 @@ export class WarmProcess {
     options: { cwd: string },
   ): Promise<WarmProcess> {
     const id = randomUUID();
-    const { exec, stream } = await startExec(launched.container, {
+    const started = await startExec(launched.container, {
       argv,
       env: { [execMarkerName]: id },
       cwd: options.cwd,
       stdin: true,
       guard: launched.guardExecs,
     });
-    const socket = stream as Socket;
+    const socket = started.stream as Socket;
     socket.unref?.();
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    stream.on("error", () => {
-      stdout.end();
-      stderr.end();
-    });
-    stdin.pipe(stream);
-    stream.pipe(new Demultiplexer(stdout, stderr));
-    const exit = (async () => {
-      await Promise.all([finished(stdout), finished(stderr)]).catch(() => undefined);
-      (stream as unknown as { destroy?: () => void }).destroy?.();
-      return { exitCode: await waitForExecExit(exec as Dockerode.Exec) };
-    })();
+    const pipes = createProcessPipes();
+    const connection = new ExecConnection(started, pipes);
+    connection.connect();
+    const exit = connection.exit();
     exit.catch(() => undefined);
     const process: SpawnedProcess = {
-      stdin,
-      stdout,
-      stderr,
+      ...pipes,
       exit,
       started: Promise.resolve(),
       kill: async () => {
@@ -101,7 +87,7 @@ export class WarmProcess {
     this.process.stdin.end();
     this.process.stdout.resume();
     this.process.stderr.resume();
-    (this.socket as unknown as { destroy?: () => void }).destroy?.();
+    destroyStream(this.socket);
   }
 }
 

@@ -1,37 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { PassThrough } from "node:stream";
-import { finished } from "node:stream/promises";
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
+import { type ExecuteOptions, runCommand, type SessionHost } from "./command-run.ts";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
-import { CappedSink, Demultiplexer } from "./demultiplex.ts";
-import { removeContainer, statusCodeOf } from "./docker-operations.ts";
+import { destroyStream, teardownContainer } from "./docker-operations.ts";
 import { PackageRefusedError } from "./errors/package-refused-error.ts";
-import { PathRefusedError } from "./errors/path-refused-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
-import { type ExecResult, type SpawnedProcess, startExec, waitForExecExit } from "./exec.ts";
+import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
+import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
+import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
 import { KillHelper } from "./kill-helper.ts";
 import type { LaunchedContainer } from "./launch.ts";
-import { closeLifeline } from "./lifeline.ts";
-import { refuseOutsideRootsLine, resolveSandboxPath } from "./paths.ts";
-
-/** Options of `session.execute()`: a timeout, an output cap, environment and working folder for one command. */
-export type ExecuteOptions = {
-  /** Seconds; defaults to the config's `timeout`. */
-  timeout?: number;
-  /** Per stream; defaults to the config's `maxOutputBytes` (1 MiB). */
-  maxOutputBytes?: number;
-  env?: Record<string, string>;
-  cwd?: string;
-};
-
-/** One entry of `session.listFiles()`. */
-export type FileEntry = {
-  name: string;
-  path: string;
-  type: "file" | "directory" | "symlink" | "other";
-  size: number;
-};
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
@@ -42,46 +21,9 @@ export type SessionInternals = {
   logger?: Logger;
 };
 
-const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
 /** `name`, `name[extra]`, `name==1.2`, `name>=1,<2`: one PEP 508-style specifier, no URLs, no options. */
 const packageSpecification =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?(?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
-
-/** Polls the container while a command runs; `stopped` resolves if it stops (or disappears). */
-function watchStopped(container: Dockerode.Container): { stopped: Promise<"stopped">; cancel: () => void } {
-  let cancelled = false;
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = new Promise<"stopped">((resolve) => {
-    const check = async () => {
-      if (cancelled) return;
-      const running = await container.inspect().then(
-        (info) => info.State.Running === true,
-        (error: { statusCode?: number }) => error.statusCode !== 404,
-      );
-      if (cancelled) return;
-      if (!running) resolve("stopped");
-      else timer = setTimeout(check, 500);
-    };
-    timer = setTimeout(check, 500);
-  });
-  return {
-    stopped,
-    cancel: () => {
-      cancelled = true;
-      clearTimeout(timer);
-    },
-  };
-}
-
-function timeoutNote(seconds: number): string {
-  return `Command timed out after ${seconds} seconds; its processes were killed`;
-}
-
-function appendLine(text: string, line: string): string {
-  if (text.length === 0) return line;
-  return text.endsWith("\n") ? `${text}${line}` : `${text}\n${line}`;
-}
 
 /**
  * One sandbox container and the operations on it. Created by SandboxManager.createSession; every
@@ -94,14 +36,32 @@ export class SandboxSession {
   private logger: Logger | undefined;
   private destroyed = false;
   private recycling: Promise<void> | undefined;
-  /** Closers of spawned processes' exec connections still open (gVisor does not always end them). */
-  private readonly openSpawns = new Set<() => void>();
+  /** Spawned processes' exec connections still open (gVisor does not always end them). */
+  private readonly openSpawns = new Set<ExecConnection>();
+  /** What command runs and file operations use of this session (command-run.ts, file-operations.ts). */
+  private readonly host: SessionHost;
 
   constructor(internals: SessionInternals) {
     this.internals = internals;
     this.config = internals.config;
     this.launched = internals.launched;
     this.logger = internals.logger?.child({ containerId: internals.launched.containerId.slice(0, 12) });
+    const session = this;
+    this.host = {
+      config: this.config,
+      get logger() {
+        return session.logger;
+      },
+      launched: () => this.launched,
+      ready: async () => {
+        this.assertUsable();
+        await this.recycling;
+      },
+      helperReady: (launched) => this.helperReady(launched),
+      isRunning: () => this.isRunning(),
+      killMarked: (id) => this.killMarked(id),
+      recycle: (reason) => this.recycle(reason),
+    };
   }
 
   /** The current container's id (it changes when the session recycles its container). */
@@ -119,126 +79,7 @@ export class SandboxSession {
 
   /** Runs a shell command (`/bin/sh -c`). Failures, timeouts and memory kills are results. */
   async execute(command: string, options: ExecuteOptions = {}): Promise<ExecResult> {
-    return this.run(["/bin/sh", "-c", command], options);
-  }
-
-  private async run(argv: string[], options: ExecuteOptions): Promise<ExecResult> {
-    this.assertUsable();
-    await this.recycling;
-    let workspaceReset = false;
-    if (!(await this.isRunning())) {
-      await this.recycle("the container was not running");
-      workspaceReset = true;
-    }
-    const launched = this.launched;
-    await this.helperReady(launched);
-    const timeoutSeconds = options.timeout ?? this.config.timeout;
-    const limit = options.maxOutputBytes ?? this.config.maxOutputBytes;
-    const id = randomUUID();
-    const oomBefore = await launched.helper.oomKillCount().catch(() => undefined);
-    const startedAt = performance.now();
-    const execOptions = {
-      argv,
-      env: { ...options.env, [execMarkerName]: id },
-      cwd: options.cwd ?? this.config.workdir,
-    };
-    let started: Awaited<ReturnType<typeof startExec>>;
-    try {
-      started = await startExec(launched.container, {
-        ...execOptions,
-        stdin: false,
-        guard: launched.guardExecs,
-      });
-    } catch (error) {
-      // 409: the container stopped between the check and the exec. The command never ran, so it
-      // runs once in a replacement container.
-      if (statusCodeOf(error) !== 409 || workspaceReset) throw error;
-      await this.recycle("the container stopped before the command started");
-      const retried = await this.run(argv, options);
-      return { ...retried, workspaceReset: true };
-    }
-    const { exec, stream } = started;
-    const stdout = new CappedSink(limit);
-    const stderr = new CappedSink(limit);
-    stream.on("error", () => undefined);
-    stream.pipe(new Demultiplexer(stdout, stderr));
-    const ended = Promise.all([finished(stdout), finished(stderr)]).then(
-      () => "ended" as const,
-      () => "ended" as const,
-    );
-    // gVisor ends the whole sandbox on a memory overrun, and the engine then never ends the exec
-    // stream: watch the container too.
-    const watcher = watchStopped(launched.container);
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<"timeout">((resolve) => {
-      timer = setTimeout(() => resolve("timeout"), timeoutSeconds * 1000);
-    });
-    let outcome = await Promise.race([ended, timeout, watcher.stopped]);
-    clearTimeout(timer);
-    let durationMs = Math.round(performance.now() - startedAt);
-    const timedOut = outcome === "timeout";
-    let survivors = 0;
-    if (outcome !== "stopped") {
-      try {
-        const result = await Promise.race([this.killMarked(id), watcher.stopped]);
-        if (result === "stopped") outcome = "stopped";
-        else survivors = result.survivors;
-        if (timedOut) this.logger?.debug({ killed: result, survivors }, "command timed out");
-      } catch (error) {
-        this.logger?.warn({ error }, "could not kill the command's processes");
-        survivors = 1;
-      }
-    }
-    if (timedOut && outcome !== "stopped") {
-      const closed = await Promise.race([ended, watcher.stopped, delay(3000).then(() => "late" as const)]);
-      if (closed === "stopped") outcome = "stopped";
-      else if (closed === "late") survivors = Math.max(survivors, 1);
-      durationMs = Math.round(performance.now() - startedAt);
-    }
-    watcher.cancel();
-    (stream as unknown as { destroy?: () => void }).destroy?.();
-    const running = outcome !== "stopped" && (await this.isRunning());
-    let exitCode = -1;
-    let oomKilled = false;
-    if (running) {
-      if (!timedOut) exitCode = await waitForExecExit(exec).catch(() => -1);
-      const oomAfter = await launched.helper.oomKillCount().catch(() => undefined);
-      oomKilled =
-        oomBefore !== undefined && oomAfter !== undefined
-          ? oomAfter > oomBefore
-          : exitCode === 137 && !timedOut;
-    } else {
-      const state = await launched.container.inspect().catch(() => undefined);
-      if (state?.State.OOMKilled) {
-        oomKilled = true;
-        if (!timedOut) exitCode = 137;
-      }
-    }
-    let stderrText = stderr.contents().toString("utf8");
-    if (timedOut) stderrText = appendLine(stderrText, timeoutNote(timeoutSeconds));
-    if (survivors > 0 || !running) {
-      await this.recycle(running ? "a process survived the kill" : "the container stopped");
-      workspaceReset = true;
-      stderrText = appendLine(
-        stderrText,
-        running
-          ? "A process survived the kill: the sandbox container was replaced and /workspace is empty again"
-          : `The sandbox container stopped${oomKilled ? " (out of memory)" : ""}: it was replaced and /workspace is empty again`,
-      );
-    }
-    return {
-      exitCode: timedOut ? -1 : exitCode,
-      stdout: stdout.contents().toString("utf8"),
-      stderr: stderrText,
-      timedOut,
-      oomKilled,
-      truncated: stdout.truncated || stderr.truncated,
-      stdoutBytes: stdout.seen,
-      // What the stream produced, plus any note appended to it above.
-      stderrBytes: stderr.seen + Buffer.byteLength(stderrText) - stderr.contents().length,
-      durationMs,
-      ...(workspaceReset ? { workspaceReset } : {}),
-    };
+    return runCommand(this.host, ["/bin/sh", "-c", command], options);
   }
 
   /**
@@ -290,9 +131,7 @@ export class SandboxSession {
     this.recycling = (async () => {
       const old = this.launched;
       this.logger?.warn({ reason }, "recycling the sandbox container");
-      old.helper.close();
-      closeLifeline(old.lifeline);
-      await removeContainer(old.container).catch(() => undefined);
+      await teardownContainer(old).catch(() => undefined);
       this.launched = await this.internals.relaunch();
       this.logger = this.internals.logger?.child({ containerId: this.launched.containerId.slice(0, 12) });
     })();
@@ -308,61 +147,21 @@ export class SandboxSession {
    * consumer reads stdout and stderr (Buffers) and caps them.
    */
   spawn(argv: string[], options: { env?: Record<string, string>; cwd?: string } = {}): SpawnedProcess {
-    const stdin = new PassThrough();
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
+    const pipes = createProcessPipes();
     const id = randomUUID();
-    const launching = (async () => {
-      this.assertUsable();
-      await this.recycling;
-      const launched = this.launched;
-      // The exec starts while the kill helper may still be starting; its stdin (the program, for the
-      // bridge relay) is held back until the helper is ready.
-      const { exec, stream } = await startExec(launched.container, {
-        argv,
-        env: { ...options.env, [execMarkerName]: id },
-        cwd: options.cwd ?? this.config.workdir,
-        stdin: true,
-        guard: launched.guardExecs,
-      });
-      stream.on("error", (error: Error) => {
-        this.logger?.debug({ error }, "spawned process stream error");
-        stdout.end();
-        stderr.end();
-      });
-      try {
-        await this.helperReady(launched);
-      } catch (error) {
-        (stream as unknown as { destroy?: () => void }).destroy?.();
-        throw error;
-      }
-      stdin.pipe(stream);
-      stream.pipe(new Demultiplexer(stdout, stderr));
-      const close = () => {
-        (stream as unknown as { destroy?: () => void }).destroy?.();
-        stdout.end();
-        stderr.end();
-      };
-      this.openSpawns.add(close);
-      return { exec, stream, close };
-    })();
+    const launching = this.connectSpawned(argv, options, { id, pipes });
     const started = launching.then(() => undefined);
-    const exit = launching.then(async ({ exec, close }) => {
-      await Promise.all([finished(stdout), finished(stderr)]).catch(() => undefined);
-      close();
-      this.openSpawns.delete(close);
-      return { exitCode: await waitForExecExit(exec) };
-    });
+    const exit = launching.then((connection) =>
+      connection.exit().finally(() => this.openSpawns.delete(connection)),
+    );
     launching.catch((error: unknown) => {
-      stdout.destroy(error as Error);
-      stderr.destroy(error as Error);
+      pipes.stdout.destroy(error as Error);
+      pipes.stderr.destroy(error as Error);
     });
     started.catch(() => undefined);
     exit.catch(() => undefined);
     return {
-      stdin,
-      stdout,
-      stderr,
+      ...pipes,
       exit,
       started,
       kill: async () => {
@@ -372,52 +171,36 @@ export class SandboxSession {
     };
   }
 
-  /** Runs argv with optional stdin bytes; a small internal helper for the file operations. */
-  private async runWithInput(
+  /** Starts a spawned process's exec and connects it once the kill helper is ready. */
+  private async connectSpawned(
     argv: string[],
-    options: { input?: Buffer; maxOutputBytes?: number },
-  ): Promise<{ exitCode: number; stdout: Buffer; stderr: string; truncated: boolean }> {
+    options: { env?: Record<string, string>; cwd?: string },
+    process: { id: string; pipes: ReturnType<typeof createProcessPipes> },
+  ): Promise<ExecConnection> {
     this.assertUsable();
     await this.recycling;
-    await this.helperReady(this.launched);
-    const id = randomUUID();
-    const { exec, stream } = await startExec(this.launched.container, {
+    const launched = this.launched;
+    // The exec starts while the kill helper may still be starting; its stdin (the program, for the
+    // bridge relay) is held back until the helper is ready.
+    const started = await startExec(launched.container, {
       argv,
-      env: { [execMarkerName]: id },
-      cwd: "/",
-      stdin: options.input !== undefined,
-      guard: this.launched.guardExecs,
+      env: { ...options.env, [execMarkerName]: process.id },
+      cwd: options.cwd ?? this.config.workdir,
+      stdin: true,
+      guard: launched.guardExecs,
     });
-    const stdout = new CappedSink(options.maxOutputBytes ?? this.config.maxOutputBytes);
-    const stderr = new CappedSink(64 * 1024);
-    stream.on("error", () => undefined);
-    stream.pipe(new Demultiplexer(stdout, stderr));
-    if (options.input !== undefined) stream.end(options.input);
-    let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([
-      Promise.all([finished(stdout), finished(stderr)]).then(
-        () => true,
-        () => true,
-      ),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), this.config.timeout * 1000);
-      }),
-    ]);
-    clearTimeout(timer);
-    (stream as unknown as { destroy?: () => void }).destroy?.();
-    if (!inTime) {
-      await this.killMarked(id).catch(() => undefined);
-      throw new SandboxError(`The file operation did not finish within ${this.config.timeout} seconds.`, {
-        code: "file-timeout",
-      });
+    const connection = new ExecConnection(started, process.pipes, {
+      onError: (error) => this.logger?.debug({ error }, "spawned process stream error"),
+    });
+    try {
+      await this.helperReady(launched);
+    } catch (error) {
+      destroyStream(started.stream);
+      throw error;
     }
-    const exitCode = await waitForExecExit(exec);
-    return {
-      exitCode,
-      stdout: stdout.contents(),
-      stderr: stderr.contents().toString("utf8").trim(),
-      truncated: stdout.truncated,
-    };
+    connection.connect();
+    this.openSpawns.add(connection);
+    return connection;
   }
 
   /**
@@ -425,109 +208,21 @@ export class SandboxSession {
    * an exec's stdin into a temporary name in the same folder, which is then renamed into place.
    * Missing folders are created. Paths are confined to /workspace and /tmp.
    */
-  async writeFile(path: string, content: string | Uint8Array): Promise<void> {
-    const target = resolveSandboxPath(path, { workdir: this.config.workdir });
-    const bytes = typeof content === "string" ? Buffer.from(content, "utf8") : Buffer.from(content);
-    const script = [
-      'if [ -d "$1" ]; then echo "$1 is a directory" >&2; exit 1; fi',
-      'folder=$(dirname -- "$1")',
-      'mkdir -p -- "$folder" || exit 1',
-      // A folder on the way may be a link: the real folder must still be under /workspace or /tmp.
-      'real=$(realpath -e -- "$folder") || exit 1',
-      refuseOutsideRootsLine,
-      'temporary="$real/.codeaction-write-$2"',
-      'if ! cat > "$temporary"; then rm -f -- "$temporary"; exit 1; fi',
-      'mv -f -- "$temporary" "$real/$(basename -- "$1")"',
-    ].join("\n");
-    const result = await this.runWithInput(
-      ["/bin/sh", "-c", script, "codeaction-write", target, randomUUID()],
-      {
-        input: bytes,
-      },
-    );
-    if (result.exitCode === 3) {
-      throw new PathRefusedError({
-        path,
-        reason: `its folder is a link to ${result.stderr}, outside /workspace and /tmp`,
-      });
-    }
-    if (result.exitCode !== 0) {
-      throw new SandboxError(`Could not write ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
-        code: "file-write-failed",
-      });
-    }
+  writeFile(path: string, content: string | Uint8Array): Promise<void> {
+    return writeSandboxFile(this.host, path, content);
   }
 
   /** Reads a file (binary-safe), at most `maxBytes` (default 10 MiB); `truncated` says whether there was more. */
-  async readFile(
+  readFile(
     path: string,
     options: { maxBytes?: number } = {},
   ): Promise<{ content: Buffer; truncated: boolean }> {
-    const target = resolveSandboxPath(path, { workdir: this.config.workdir });
-    const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
-    const script = [
-      'real=$(realpath -e -- "$1") || exit 2',
-      refuseOutsideRootsLine,
-      'if [ ! -f "$real" ]; then echo "not a regular file" >&2; exit 4; fi',
-      'exec head -c "$2" -- "$real"',
-    ].join("\n");
-    const result = await this.runWithInput(
-      ["/bin/sh", "-c", script, "codeaction-read", target, String(maxBytes + 1)],
-      { maxOutputBytes: maxBytes },
-    );
-    if (result.exitCode === 3) {
-      throw new PathRefusedError({
-        path,
-        reason: `it is a link to ${result.stderr}, outside /workspace and /tmp`,
-      });
-    }
-    if (result.exitCode !== 0) {
-      throw new SandboxError(`Could not read ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
-        code: result.exitCode === 2 ? "file-not-found" : "file-read-failed",
-      });
-    }
-    return { content: result.stdout, truncated: result.truncated };
+    return readSandboxFile(this.host, path, options);
   }
 
   /** The entries of one folder (not recursive), sorted by name. */
-  async listFiles(directory?: string): Promise<FileEntry[]> {
-    const target = resolveSandboxPath(directory ?? this.config.workdir, { workdir: this.config.workdir });
-    const script = [
-      'real=$(realpath -e -- "$1") || exit 2',
-      refuseOutsideRootsLine,
-      'if [ ! -d "$real" ]; then echo "not a folder" >&2; exit 4; fi',
-      "exec find \"$real\" -mindepth 1 -maxdepth 1 -printf '%y\\t%s\\t%f\\0'",
-    ].join("\n");
-    const result = await this.runWithInput(["/bin/sh", "-c", script, "codeaction-list", target], {
-      maxOutputBytes: 16 * 1024 * 1024,
-    });
-    if (result.exitCode === 3) {
-      throw new PathRefusedError({
-        path: target,
-        reason: `it is a link to ${result.stderr}, outside /workspace and /tmp`,
-      });
-    }
-    if (result.exitCode !== 0) {
-      throw new SandboxError(`Could not list ${target}: ${result.stderr || `exit ${result.exitCode}`}`, {
-        code: result.exitCode === 2 ? "file-not-found" : "file-list-failed",
-      });
-    }
-    const types: Record<string, FileEntry["type"]> = { f: "file", d: "directory", l: "symlink" };
-    return result.stdout
-      .toString("utf8")
-      .split("\0")
-      .filter((record) => record.length > 0)
-      .map((record) => {
-        const [type = "", size = "0", ...nameParts] = record.split("\t");
-        const name = nameParts.join("\t");
-        return {
-          name,
-          path: target === "/" ? `/${name}` : `${target}/${name}`,
-          type: types[type] ?? "other",
-          size: Number(size),
-        };
-      })
-      .sort((left, right) => (left.name < right.name ? -1 : left.name > right.name ? 1 : 0));
+  listFiles(directory?: string): Promise<FileEntry[]> {
+    return listSandboxFiles(this.host, directory);
   }
 
   /**
@@ -559,7 +254,8 @@ export class SandboxSession {
         durationMs: 0,
       };
     }
-    return this.run(
+    return runCommand(
+      this.host,
       [
         "python3",
         "-m",
@@ -587,13 +283,10 @@ export class SandboxSession {
     if (this.destroyed) return;
     this.destroyed = true;
     await this.recycling?.catch(() => undefined);
-    const launched = this.launched;
-    launched.helper.close();
-    closeLifeline(launched.lifeline);
     try {
-      await removeContainer(launched.container);
+      await teardownContainer(this.launched);
     } finally {
-      for (const close of this.openSpawns) close();
+      for (const connection of this.openSpawns) connection.close();
       this.openSpawns.clear();
       this.internals.onDestroyed(this);
     }
