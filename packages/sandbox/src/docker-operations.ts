@@ -35,3 +35,19 @@ export async function teardownContainer(parts: {
   destroyStream(parts.lifeline);
   await removeContainer(parts.container);
 }
+
+/** An Engine API error's message without dockerode's "(HTTP code 404) no such network - " prefix. */
+export function describeDockerError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^\(HTTP code \d+\) [a-z ]+- /, "").trim();
+}
+
+/** Removes a network; 404 counts as done. */
+export async function removeNetwork(docker: Dockerode, networkId: string): Promise<void> {
+  try {
+    await docker.getNetwork(networkId).remove();
+  } catch (error) {
+    if (statusCodeOf(error) === 404) return;
+    throw error;
+  }
+}

@@ -29,8 +29,3 @@ export async function attachLifeline(container: Dockerode.Container): Promise<No
   (lifeline as unknown as { unref?: () => void }).unref?.();
   return lifeline;
 }
-
-/** Closes a lifeline (or nothing, when none was attached). */
-export function closeLifeline(lifeline: NodeJS.ReadWriteStream | undefined): void {
-  (lifeline as unknown as { destroy?: () => void } | undefined)?.destroy?.();
-}

@@ -7,7 +7,7 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { type LaunchedContainer, launchContainer } from "./launch.ts";
-import { requireProxyImage } from "./network/egress-proxy.ts";
+import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeContainer, statusCodeOf } from "../docker-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { DEFAULT_IMAGE } from "../images/names.ts";
-import type { EgressLogEntry } from "./access-log.ts";
 import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import { resolveNetworkPolicy } from "./network-policy.ts";
@@ -124,7 +123,6 @@ describe("egress proxy", () => {
   const networks: SessionNetwork[] = [];
   let sandboxA: Dockerode.Container;
   let sandboxB: Dockerode.Container;
-  const entries: EgressLogEntry[] = [];
   const logLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
@@ -150,7 +148,6 @@ describe("egress proxy", () => {
       // server's own, so a broken denial would show as an answer instead of reaching anything else).
       unpinnedResolutions: { "loopback.test.invalid": "127.0.0.1", "private.test.invalid": server.address },
     });
-    proxy.onRequest((entry) => entries.push(entry));
     for (const sessionId of ["session-a", "session-b"]) {
       networks.push(
         await proxy.attachSession({ sessionId, logger: logger.child({ runId: `run-${sessionId}` }) }),
@@ -313,9 +310,9 @@ for name in ["example.invalid", "files.test.invalid", "pypi.org"]:
       status: 403,
     });
     expect(
-      entries.some((entry) => entry.host === "private.test.invalid" && entry.decision === "refused"),
+      logLines.some((entry) => entry.host === "private.test.invalid" && entry.decision === "refused"),
     ).toBe(true);
-    expect(entries.some((entry) => entry.host === "192.0.2.1" && entry.decision === "refused")).toBe(true);
+    expect(logLines.some((entry) => entry.host === "192.0.2.1" && entry.decision === "refused")).toBe(true);
   });
 });
 

@@ -1,7 +1,7 @@
 import Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
+import { removeNetwork } from "../docker-operations.ts";
 import { buildLabels, labelKeys } from "../labels.ts";
-import { removeNetwork } from "./egress-proxy.ts";
 import { sweepNetworks } from "./sweep-networks.ts";
 
 const docker = new Dockerode();
