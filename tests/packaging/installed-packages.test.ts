@@ -56,7 +56,11 @@ describe("the tarballs", () => {
     );
     const core = await listing(packed.find((entry) => entry.name === "core")!);
     expect(core).toEqual(
-      expect.arrayContaining(["package/dist/bridge/relay.py", "package/dist/bridge/codeaction_tools.py"]),
+      expect.arrayContaining([
+        "package/dist/bridge/relay.py",
+        "package/dist/bridge/bootstrap.py",
+        "package/dist/bridge/codeaction_tools.py",
+      ]),
     );
     const cli = await listing(packed.find((entry) => entry.name === "cli")!);
     expect(cli).toContain("package/dist/bin.js");

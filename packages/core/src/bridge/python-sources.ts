@@ -2,16 +2,27 @@ import { readFileSync } from "node:fs";
 
 /** The container side of the bridge, read once from the .py files beside this one. */
 const relayPath = new URL("./relay.py", import.meta.url);
+const bootstrapPath = new URL("./bootstrap.py", import.meta.url);
+const bootstrapMarker = '"@@CODEACTION_BOOTSTRAP@@"';
 const toolsModulePath = new URL("./codeaction_tools.py", import.meta.url);
 const stubsMarker = "# @@CODEACTION_STUBS@@";
 
 let relay: string | undefined;
 let toolsModule: string | undefined;
 
-/** The relay's source, run as `python3 -I -c <source>`. */
+/**
+ * The relay's source, run as `python3 -I -c <source>`, with bootstrap.py's source in place of its
+ * BOOTSTRAP marker (a JSON string is a valid Python string literal).
+ */
 export function relaySource(): string {
-  relay ??= readFileSync(relayPath, "utf8");
+  relay ??= joinBootstrap(readFileSync(relayPath, "utf8"), readFileSync(bootstrapPath, "utf8"));
   return relay;
+}
+
+function joinBootstrap(relayText: string, bootstrapText: string): string {
+  const index = relayText.indexOf(bootstrapMarker);
+  if (index < 0) throw new Error(`relay.py lost its BOOTSTRAP = ${bootstrapMarker} line`);
+  return `${relayText.slice(0, index)}${JSON.stringify(bootstrapText)}${relayText.slice(index + bootstrapMarker.length)}`;
 }
 
 /** The `codeaction_tools` module with the generated stubs in place of its marker line. */
