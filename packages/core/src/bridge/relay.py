@@ -127,6 +127,11 @@ class Relay:
         self.waiting = None
         self.outstanding = set()
         self.doorbell_paused = False
+        # Set by start(): the request size cap, the bridge's request and response folders, the doorbell.
+        self.max_request_bytes = 0
+        self.requests_fd = None
+        self.responses_fd = None
+        self.doorbell_fd = None
 
     # Frames to the host -------------------------------------------------------------------
 
