@@ -131,18 +131,41 @@ export function findSpecProblems(
   config: SandboxConfig,
   options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork } = {},
 ): string[] {
+  const host = info.HostConfig as InspectedHostConfig;
+  return [
+    ...findNetworkProblems(info, host, config, options.sessionNetwork),
+    ...findPrivilegeAndLimitProblems(host, config),
+    ...findIsolationProblems(info, host, config, options),
+  ];
+}
+
+type InspectedHostConfig = Dockerode.HostConfig & Record<string, unknown>;
+
+/** A list of problems and the check that adds one when a condition is false. */
+function problemList(): { problems: string[]; expect: (ok: boolean, problem: string) => void } {
   const problems: string[] = [];
-  const host = info.HostConfig as Dockerode.HostConfig & Record<string, unknown>;
-  const expect = (ok: boolean, problem: string) => {
-    if (!ok) problems.push(problem);
+  return {
+    problems,
+    expect: (ok, problem) => {
+      if (!ok) problems.push(problem);
+    },
   };
-  const memory = sizeInBytes(config.memoryLimit);
+}
+
+/** The network mode and attachments. */
+function findNetworkProblems(
+  info: Dockerode.ContainerInspectInfo,
+  host: InspectedHostConfig,
+  config: SandboxConfig,
+  sessionNetwork: SessionNetwork | undefined,
+): string[] {
+  const { problems, expect } = problemList();
   // An allow-list without its session network must not fall back to any network: fail closed.
   const wantNetwork =
-    options.sessionNetwork?.networkName ??
+    sessionNetwork?.networkName ??
     (config.network === "none" ? "none" : config.network === "full" ? "bridge" : "a session network");
   expect(host.NetworkMode === wantNetwork, `NetworkMode is ${host.NetworkMode}, not ${wantNetwork}`);
-  if (options.sessionNetwork) problems.push(...findSessionNetworkProblems(info, options.sessionNetwork));
+  if (sessionNetwork) problems.push(...findSessionNetworkProblems(info, sessionNetwork));
   if (config.network === "none") {
     const networks = Object.keys(info.NetworkSettings?.Networks ?? {});
     expect(
@@ -150,6 +173,13 @@ export function findSpecProblems(
       `the container is attached to networks ${networks.join(", ")}`,
     );
   }
+  return problems;
+}
+
+/** Capabilities, privileges, security profiles and the resource limits. */
+function findPrivilegeAndLimitProblems(host: InspectedHostConfig, config: SandboxConfig): string[] {
+  const { problems, expect } = problemList();
+  const memory = sizeInBytes(config.memoryLimit);
   expect(host.ReadonlyRootfs === config.readOnlyRootfs, `ReadonlyRootfs is ${host.ReadonlyRootfs}`);
   expect(
     (host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"),
@@ -173,6 +203,17 @@ export function findSpecProblems(
   expect(host.NanoCpus === nanoCpus, `NanoCpus is ${host.NanoCpus}, not ${nanoCpus}`);
   expect(host.Init !== true, "Init is set: docker-init would be PID 1 instead of the sandbox's init");
   expect(host.LogConfig?.Type === "none", `LogConfig is ${JSON.stringify(host.LogConfig?.Type)}, not none`);
+  return problems;
+}
+
+/** Masked paths, namespaces, mounts and devices, the tmpfs folders, the runtime, the user and the environment. */
+function findIsolationProblems(
+  info: Dockerode.ContainerInspectInfo,
+  host: InspectedHostConfig,
+  config: SandboxConfig,
+  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork },
+): string[] {
+  const { problems, expect } = problemList();
   const masked = new Set((host.MaskedPaths ?? []) as string[]);
   const unmasked = maskedPaths.filter((path) => !masked.has(path));
   expect(unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
