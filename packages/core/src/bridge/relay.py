@@ -82,6 +82,125 @@ def list_pids():
         return []
 
 
+def start_interpreter():
+    """Starts the program's interpreter (BOOTSTRAP) in its own session, waiting for the go line.
+
+    Its descriptors are 0 (the go pipe, /dev/null once it has the line), 1 and 2 (its stdout and
+    stderr pipes), 3 (the request doorbell) and 4 (the reply doorbell), and nothing else.
+    """
+    go_read, go_write = os.pipe()
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    request_read, request_write = os.pipe()
+    reply_read, reply_write = os.pipe()
+    os.set_blocking(reply_write, False)
+    argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setsid()
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            high = [
+                fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+                for fd in (go_read, out_write, err_write, request_write, reply_read)
+            ]
+            for target, fd in enumerate(high):
+                os.dup2(fd, target)
+            # Descriptors the relay itself inherited without close-on-exec must not reach the program.
+            for name in os.listdir("/proc/self/fd"):
+                if int(name) > 4:
+                    try:
+                        os.close(int(name))
+                    except OSError:
+                        pass
+            os.execv(sys.executable, argv)
+        finally:
+            os._exit(127)
+    for fd in (go_read, out_write, err_write, request_write, reply_read):
+        os.close(fd)
+    return {"pid": pid, "go": go_write, "out": out_read, "err": err_read, "request": request_read, "reply": reply_write}
+
+
+def read_request_file(requests_fd, request_id, max_bytes):
+    """Reads and removes `<id>.json` from the requests folder: (body, None), or (None, why it is refused).
+
+    Opened without following links or blocking; its size is checked before and while it is read.
+    """
+    name = request_id + ".json"
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(name, flags, dir_fd=requests_fd)
+    except FileNotFoundError:
+        return None, "its request file does not exist"
+    except OSError as error:
+        return None, f"its request file could not be opened ({os.strerror(error.errno)})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "its request file is not a regular file"
+        if info.st_size > max_bytes:
+            return None, f"the request is larger than {max_bytes} bytes (it is {info.st_size} bytes; the limit is codeAction.maxRequestBytes)"
+        chunks = []
+        size = 0
+        while size <= max_bytes:
+            chunk = os.read(fd, min(CHUNK_BYTES, max_bytes + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > max_bytes:
+            return None, f"the request is larger than {max_bytes} bytes (the limit is codeAction.maxRequestBytes)"
+    except OSError as error:
+        return None, f"its request file could not be read ({os.strerror(error.errno)})"
+    finally:
+        os.close(fd)
+    try:
+        os.unlink(name, dir_fd=requests_fd)
+    except OSError:
+        pass
+    return b"".join(chunks), None
+
+
+def kill_leftover_processes(protected):
+    """Kills every process of our uid but PID 1, the relay and the `protected` ones (pid, start time)
+    that were there before the program: what the program started outside its process group."""
+    uid = os.getuid()
+    for _ in range(20):
+        found = False
+        for pid in list_pids():
+            if pid in (1, os.getpid()) or (pid, process_start_time(pid)) in protected:
+                continue
+            owner, state = process_owner_and_state(pid)
+            if owner != uid or state in (b"Z", b"X", None):
+                continue
+            try:
+                os.kill(pid, signal.SIGKILL)
+                found = True
+            except OSError:
+                pass
+        if not found:
+            return
+        time.sleep(0.01)
+
+
+def write_file(dir_fd, name, data):
+    """Writes `name` inside `dir_fd` atomically: a fresh temp name, then a rename over it."""
+    temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    try:
+        os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except OSError:
+        os.unlink(temporary, dir_fd=dir_fd)
+        raise
+
+
 class Stream:
     """One of the program's output pipes: forwards a head live, keeps a tail, counts the rest."""
 
@@ -102,41 +221,77 @@ class Stream:
         self.last_result = None
         self.head_last_newline = -1
 
+    def take(self, data):
+        """Counts one read and keeps its tail; returns the part to forward live (the head, maybe empty)."""
+        start = self.total
+        self.total += len(data)
+        # The last RESULT: line in this read, else one that straddles the previous read: the carry
+        # (the last 7 bytes seen, or a newline at the start) plus this read's first 7 bytes. The
+        # pattern is longer than the carry, so no line is found twice, and no read is copied whole.
+        found = data.rfind(b"\nRESULT:")
+        if found >= 0:
+            self.last_result = start + found + 1
+        else:
+            found = (self.carry + data[:7]).rfind(b"\nRESULT:")
+            if found >= 0:
+                self.last_result = start - len(self.carry) + found + 1
+        self.carry = (self.carry + data[-7:])[-7:]
+        head = b""
+        room = self.head_limit - self.forwarded
+        if room > 0:
+            head = data[:room]
+            newline = head.rfind(b"\n")
+            if newline >= 0:
+                self.head_last_newline = self.forwarded + newline
+            self.forwarded += len(head)
+            data = data[room:]
+        if data:
+            self.tail += data
+            overflow = len(self.tail) - self.tail_limit
+            if overflow > 0:
+                self.tail_starts_line = self.tail[overflow - 1 : overflow] == b"\n"
+                del self.tail[:overflow]
+        return head
 
-class Relay:
-    def __init__(self):
-        self.selector = selectors.DefaultSelector()
-        self.output_directory = None
-        self.host_buffer = bytearray()
-        self.started = False
-        self.child_pid = None
-        self.child_status = None
-        self.kill_requested = False
-        self.accepting = False
-        self.streams = {}
-        self.doorbell_buffer = bytearray()
-        self.doorbell_skipping = False
-        self.bell_buffer = bytearray()
-        self.bell_fd = None
-        self.bell_waiting = False
+    def final_tail(self):
+        """The tail frame's header and bytes, or None when there is nothing to send after the head."""
+        dropped = self.total - self.forwarded - len(self.tail)
+        tail = bytes(self.tail)
+        if dropped > 0 and not self.tail_starts_line:
+            # The kept tail starts inside a line whose beginning was dropped: begin at the next line.
+            newline = tail.find(b"\n")
+            tail = tail[newline + 1 :] if newline >= 0 else b""
+        if not tail and dropped <= 0:
+            return None
+        header = {"stream": self.name, "dropped": dropped}
+        if dropped > 0 and self.result_lost(self.total - len(tail)):
+            header["resultLost"] = True
+        return header, tail
+
+    def result_lost(self, tail_start):
+        """Whether the last RESULT: line was cut (wholly or partly) out of what the host receives."""
+        last = self.last_result
+        if last is None or last >= tail_start:
+            return False
+        return not (last < self.forwarded and self.head_last_newline >= last)
+
+
+class FrameTooLarge(Exception):
+    """A frame from the host over MAX_HOST_FRAME_BYTES: the relay ends (a fatal frame)."""
+
+
+class HostChannel:
+    """The relay's frames to and from the host, on stdout and stdin (docs/bridge-protocol.md). Frames
+    the host sends while the relay waits to write are kept, unprocessed, for `next_frame`."""
+
+    def __init__(self, on_gone):
+        self.on_gone = on_gone
+        self.buffer = bytearray()
+        self.gone = False
         self.notices = 0
-        self.requests = 0
-        self.protected = set()
-        self.kill_stragglers = False
-        self.host_gone = False
-        self.waiting = None
-        self.outstanding = set()
-        self.doorbell_paused = False
-        # Set by start(): the request size cap, the bridge's request and response folders, the doorbell.
-        self.max_request_bytes = 0
-        self.requests_fd = None
-        self.responses_fd = None
-        self.doorbell_fd = None
-
-    # Frames to the host -------------------------------------------------------------------
 
     def send(self, kind, payload=b""):
-        if self.host_gone:
+        if self.gone:
             return
         view = memoryview(HEADER.pack(kind, len(payload)) + payload)
         try:
@@ -148,13 +303,13 @@ class Relay:
                     continue
                 view = view[written:]
         except OSError:
-            self.host_gone = True
+            self.gone = True
 
     def wait_for_host(self):
         """The host is not reading (it waits for its answers to drain): read them meanwhile, unprocessed."""
         readable, _, _ = select.select([0], [1], [], 1.0)
         if readable:
-            self.receive_host()
+            self.receive()
 
     def send_json(self, kind, value):
         self.send(kind, json.dumps(value, separators=(",", ":")).encode())
@@ -167,31 +322,118 @@ class Relay:
         if self.notices <= MAX_NOTICES:
             self.send_json(b"N", {"message": message})
 
-    # Frames from the host -----------------------------------------------------------------
-
-    def read_host(self):
-        self.receive_host()
-        self.process_host_frames()
-
-    def receive_host(self):
+    def receive(self):
         try:
             data = os.read(0, CHUNK_BYTES)
         except OSError:
             data = b""
         if not data:
-            self.on_host_gone()  # exits
-        self.host_buffer += data
+            self.on_gone()  # exits
+        self.buffer += data
+
+    def next_frame(self):
+        """The next whole frame as (kind, payload), or None until one is complete."""
+        if len(self.buffer) < HEADER.size:
+            return None
+        kind, length = HEADER.unpack_from(self.buffer)
+        if length > MAX_HOST_FRAME_BYTES:
+            raise FrameTooLarge(f"a frame from the host is too large ({length} bytes)")
+        if len(self.buffer) < HEADER.size + length:
+            return None
+        payload = bytes(self.buffer[HEADER.size : HEADER.size + length])
+        del self.buffer[: HEADER.size + length]
+        return kind, payload
+
+
+class ReplyBell:
+    """The program's reply doorbell (its fd 4): the id of each answered request, one a line. A write
+    never blocks the relay; what the pipe does not take waits, bounded, until the program reads."""
+
+    def __init__(self, selector, notice):
+        self.selector = selector
+        self.notice = notice
+        self.fd = None
+        self.buffer = bytearray()
+        self.waiting = False
+
+    def ring(self, request_id):
+        if self.fd is None:
+            return
+        if len(self.buffer) > MAX_PENDING_BELL_BYTES:
+            self.notice("the program does not read its reply doorbell; a reply was dropped")
+            return
+        self.buffer += request_id.encode() + b"\n"
+        self.flush()
+
+    def flush(self):
+        try:
+            while self.buffer:
+                written = os.write(self.fd, self.buffer)
+                del self.buffer[:written]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.buffer.clear()
+            self.close()
+            return
+        waiting = bool(self.buffer)
+        if waiting != self.waiting:
+            if waiting:
+                self.selector.register(self.fd, selectors.EVENT_WRITE, "bell")
+            else:
+                self.selector.unregister(self.fd)
+            self.waiting = waiting
+
+    def close(self):
+        if self.fd is not None:
+            if self.waiting:
+                self.selector.unregister(self.fd)
+                self.waiting = False
+            os.close(self.fd)
+            self.fd = None
+
+
+class Relay:
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.output_directory = None
+        self.host = HostChannel(self.on_host_gone)
+        self.started = False
+        self.child_pid = None
+        self.child_status = None
+        self.kill_requested = False
+        self.accepting = False
+        self.streams = {}
+        self.doorbell_buffer = bytearray()
+        self.doorbell_skipping = False
+        self.bell = ReplyBell(self.selector, self.host.notice)
+        self.requests = 0
+        self.protected = set()
+        self.kill_stragglers = False
+        self.waiting = None
+        self.outstanding = set()
+        self.doorbell_paused = False
+        # Set by start(): the request size cap, the bridge's request and response folders, the doorbell.
+        self.max_request_bytes = 0
+        self.requests_fd = None
+        self.responses_fd = None
+        self.doorbell_fd = None
+
+    # Frames from the host -----------------------------------------------------------------
+
+    def read_host(self):
+        self.host.receive()
+        self.process_host_frames()
 
     def process_host_frames(self):
-        while len(self.host_buffer) >= HEADER.size:
-            kind, length = HEADER.unpack_from(self.host_buffer)
-            if length > MAX_HOST_FRAME_BYTES:
-                self.fatal(f"a frame from the host is too large ({length} bytes)")
-            if len(self.host_buffer) < HEADER.size + length:
+        while True:
+            try:
+                frame = self.host.next_frame()
+            except FrameTooLarge as error:
+                self.fatal(str(error))
+            if frame is None:
                 return
-            payload = bytes(self.host_buffer[HEADER.size : HEADER.size + length])
-            del self.host_buffer[: HEADER.size + length]
-            self.on_host_frame(kind, payload)
+            self.on_host_frame(*frame)
 
     def on_host_frame(self, kind, payload):
         if kind == b"S" and not self.started:
@@ -207,12 +449,12 @@ class Relay:
             self.fatal(f"unexpected frame from the host: {kind!r}")
 
     def fatal(self, message):
-        self.send_json(b"F", {"message": message})
+        self.host.send_json(b"F", {"message": message})
         self.kill_everything()
         sys.exit(70)
 
     def on_host_gone(self):
-        self.host_gone = True
+        self.host.gone = True
         self.kill_everything()
         os._exit(0)
 
@@ -235,16 +477,16 @@ class Relay:
         self.requests_fd = os.open("requests", flags, dir_fd=bridge_fd)
         self.responses_fd = os.open("responses", flags, dir_fd=bridge_fd)
         lib_fd = os.open("lib", flags, dir_fd=bridge_fd)
-        self.write_file(lib_fd, "codeaction_tools.py", options["module"].encode())
-        self.write_file(bridge_fd, "program.py", options["program"].encode())
+        write_file(lib_fd, "codeaction_tools.py", options["module"].encode())
+        write_file(bridge_fd, "program.py", options["program"].encode())
         os.close(lib_fd)
         os.close(bridge_fd)
 
-        waiting = self.waiting if self.waiting_alive() else self.start_interpreter()
+        waiting = self.waiting if self.waiting_alive() else start_interpreter()
         self.waiting = None
         pid = waiting["pid"]
         out_read, err_read, request_read = waiting["out"], waiting["err"], waiting["request"]
-        self.bell_fd = waiting["reply"]
+        self.bell.fd = waiting["reply"]
         go = {
             "lib": os.path.join(bridge, "lib"),
             "program": os.path.join(bridge, "program.py"),
@@ -274,45 +516,7 @@ class Relay:
             self.selector.register(fd, selectors.EVENT_READ, "stream")
         self.doorbell_fd = request_read
         self.selector.register(request_read, selectors.EVENT_READ, "doorbell")
-        self.send_json(b"R", {"pid": pid})
-
-    def start_interpreter(self):
-        """Starts the program's interpreter (BOOTSTRAP) in its own session, waiting for the go line.
-
-        Its descriptors are 0 (the go pipe, /dev/null once it has the line), 1 and 2 (its stdout and
-        stderr pipes), 3 (the request doorbell) and 4 (the reply doorbell), and nothing else.
-        """
-        go_read, go_write = os.pipe()
-        out_read, out_write = os.pipe()
-        err_read, err_write = os.pipe()
-        request_read, request_write = os.pipe()
-        reply_read, reply_write = os.pipe()
-        os.set_blocking(reply_write, False)
-        argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP]
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.setsid()
-                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-                high = [
-                    fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
-                    for fd in (go_read, out_write, err_write, request_write, reply_read)
-                ]
-                for target, fd in enumerate(high):
-                    os.dup2(fd, target)
-                # Descriptors the relay itself inherited without close-on-exec must not reach the program.
-                for name in os.listdir("/proc/self/fd"):
-                    if int(name) > 4:
-                        try:
-                            os.close(int(name))
-                        except OSError:
-                            pass
-                os.execv(sys.executable, argv)
-            finally:
-                os._exit(127)
-        for fd in (go_read, out_write, err_write, request_write, reply_read):
-            os.close(fd)
-        return {"pid": pid, "go": go_write, "out": out_read, "err": err_read, "request": request_read, "reply": reply_write}
+        self.host.send_json(b"R", {"pid": pid})
 
     def waiting_alive(self):
         """Whether the interpreter started ahead still waits; a dead one is reaped and its pipes closed."""
@@ -329,24 +533,6 @@ class Relay:
         self.waiting = None
         return False
 
-    @staticmethod
-    def write_file(dir_fd, name, data):
-        """Writes `name` inside `dir_fd` atomically: a fresh temp name, then a rename over it."""
-        temporary = f".{name}.{secrets.token_hex(6)}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
-        try:
-            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-        except OSError:
-            os.unlink(temporary, dir_fd=dir_fd)
-            raise
-
     # The program's output ----------------------------------------------------------------
 
     def read_stream(self, stream):
@@ -357,34 +543,9 @@ class Relay:
         if not data:
             self.close_stream(stream)
             return False
-        start = stream.total
-        stream.total += len(data)
-        # The last RESULT: line in this read, else one that straddles the previous read: the carry
-        # (the last 7 bytes seen, or a newline at the start) plus this read's first 7 bytes. The
-        # pattern is longer than the carry, so no line is found twice, and no read is copied whole.
-        found = data.rfind(b"\nRESULT:")
-        if found >= 0:
-            stream.last_result = start + found + 1
-        else:
-            found = (stream.carry + data[:7]).rfind(b"\nRESULT:")
-            if found >= 0:
-                stream.last_result = start - len(stream.carry) + found + 1
-        stream.carry = (stream.carry + data[-7:])[-7:]
-        room = stream.head_limit - stream.forwarded
-        if room > 0:
-            head = data[:room]
-            newline = head.rfind(b"\n")
-            if newline >= 0:
-                stream.head_last_newline = stream.forwarded + newline
-            stream.forwarded += len(head)
-            self.send(stream.kind, head)
-            data = data[room:]
-        if data:
-            stream.tail += data
-            overflow = len(stream.tail) - stream.tail_limit
-            if overflow > 0:
-                stream.tail_starts_line = stream.tail[overflow - 1 : overflow] == b"\n"
-                del stream.tail[:overflow]
+        head = stream.take(data)
+        if head:
+            self.host.send(stream.kind, head)
         return True
 
     def close_stream(self, stream):
@@ -394,25 +555,9 @@ class Relay:
             os.close(stream.fd)
 
     def flush_tail(self, stream):
-        dropped = stream.total - stream.forwarded - len(stream.tail)
-        tail = bytes(stream.tail)
-        if dropped > 0 and not stream.tail_starts_line:
-            # The kept tail starts inside a line whose beginning was dropped: begin at the next line.
-            newline = tail.find(b"\n")
-            tail = tail[newline + 1 :] if newline >= 0 else b""
-        if tail or dropped > 0:
-            header = {"stream": stream.name, "dropped": dropped}
-            if dropped > 0 and self.result_lost(stream, stream.total - len(tail)):
-                header["resultLost"] = True
-            self.send_with_header(b"T", header, tail)
-
-    @staticmethod
-    def result_lost(stream, tail_start):
-        """Whether the last RESULT: line was cut (wholly or partly) out of what the host receives."""
-        last = stream.last_result
-        if last is None or last >= tail_start:
-            return False
-        return not (last < stream.forwarded and stream.head_last_newline >= last)
+        frame = stream.final_tail()
+        if frame is not None:
+            self.host.send_with_header(b"T", *frame)
 
     # Requests ------------------------------------------------------------------------------
 
@@ -441,7 +586,7 @@ class Relay:
             elif self.accepting:
                 self.on_request(line)
         if len(self.doorbell_buffer) > MAX_DOORBELL_LINE_BYTES and self.doorbell_buffer.find(b"\n") < 0:
-            self.notice("a doorbell line was too long; it was ignored")
+            self.host.notice("a doorbell line was too long; it was ignored")
             self.doorbell_buffer.clear()
             self.doorbell_skipping = True
         if len(self.outstanding) >= MAX_OUTSTANDING:
@@ -455,46 +600,17 @@ class Relay:
         except UnicodeDecodeError:
             request_id = ""
         if len(line) > MAX_DOORBELL_LINE_BYTES or not ID_PATTERN.fullmatch(request_id):
-            self.notice(f"ignored a request with an invalid id: {line[:80]!r}")
+            self.host.notice(f"ignored a request with an invalid id: {line[:80]!r}")
             return
         if request_id in self.outstanding:
-            self.notice(f"ignored a repeated ring for {request_id}, which is still being answered")
+            self.host.notice(f"ignored a repeated ring for {request_id}, which is still being answered")
             return
         self.requests += 1
         self.outstanding.add(request_id)
-        name = request_id + ".json"
-        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        try:
-            fd = os.open(name, flags, dir_fd=self.requests_fd)
-        except FileNotFoundError:
-            return self.refuse(request_id, "its request file does not exist")
-        except OSError as error:
-            return self.refuse(request_id, f"its request file could not be opened ({os.strerror(error.errno)})")
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                return self.refuse(request_id, "its request file is not a regular file")
-            if info.st_size > self.max_request_bytes:
-                return self.refuse(request_id, f"the request is larger than {self.max_request_bytes} bytes (it is {info.st_size} bytes; the limit is codeAction.maxRequestBytes)")
-            chunks = []
-            size = 0
-            while size <= self.max_request_bytes:
-                chunk = os.read(fd, min(CHUNK_BYTES, self.max_request_bytes + 1 - size))
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                size += len(chunk)
-            if size > self.max_request_bytes:
-                return self.refuse(request_id, f"the request is larger than {self.max_request_bytes} bytes (the limit is codeAction.maxRequestBytes)")
-        except OSError as error:
-            return self.refuse(request_id, f"its request file could not be read ({os.strerror(error.errno)})")
-        finally:
-            os.close(fd)
-        try:
-            os.unlink(name, dir_fd=self.requests_fd)
-        except OSError:
-            pass
-        self.send_with_header(b"Q", {"id": request_id}, b"".join(chunks))
+        body, refusal = read_request_file(self.requests_fd, request_id, self.max_request_bytes)
+        if refusal is not None:
+            return self.refuse(request_id, refusal)
+        self.host.send_with_header(b"Q", {"id": request_id}, body)
 
     def pause_doorbell(self):
         if not self.doorbell_paused and self.doorbell_fd is not None:
@@ -507,47 +623,19 @@ class Relay:
             self.doorbell_paused = False
 
     def refuse(self, request_id, reason):
-        self.send_with_header(b"Q", {"id": request_id, "refused": reason}, b"")
+        self.host.send_with_header(b"Q", {"id": request_id, "refused": reason}, b"")
 
     def answer(self, request_id, body):
         self.outstanding.discard(request_id)
         if not self.accepting or not ID_PATTERN.fullmatch(request_id):
             return
         try:
-            self.write_file(self.responses_fd, request_id + ".json", body)
+            write_file(self.responses_fd, request_id + ".json", body)
         except OSError as error:
-            self.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
-        self.ring(request_id)
+            self.host.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
+        self.bell.ring(request_id)
         if self.doorbell_fd is not None:
             self.drain_doorbell()
-
-    def ring(self, request_id):
-        if self.bell_fd is None:
-            return
-        if len(self.bell_buffer) > MAX_PENDING_BELL_BYTES:
-            self.notice("the program does not read its reply doorbell; a reply was dropped")
-            return
-        self.bell_buffer += request_id.encode() + b"\n"
-        self.flush_bell()
-
-    def flush_bell(self):
-        try:
-            while self.bell_buffer:
-                written = os.write(self.bell_fd, self.bell_buffer)
-                del self.bell_buffer[:written]
-        except BlockingIOError:
-            pass
-        except OSError:
-            self.bell_buffer.clear()
-            self.close_bell()
-            return
-        waiting = bool(self.bell_buffer)
-        if waiting != self.bell_waiting:
-            if waiting:
-                self.selector.register(self.bell_fd, selectors.EVENT_WRITE, "bell")
-            else:
-                self.selector.unregister(self.bell_fd)
-            self.bell_waiting = waiting
 
     def close_doorbell(self):
         if self.doorbell_fd is not None:
@@ -555,14 +643,6 @@ class Relay:
                 self.selector.unregister(self.doorbell_fd)
             os.close(self.doorbell_fd)
             self.doorbell_fd = None
-
-    def close_bell(self):
-        if self.bell_fd is not None:
-            if self.bell_waiting:
-                self.selector.unregister(self.bell_fd)
-                self.bell_waiting = False
-            os.close(self.bell_fd)
-            self.bell_fd = None
 
     # Ending -------------------------------------------------------------------------------
 
@@ -579,23 +659,7 @@ class Relay:
                 pass
         if not self.kill_stragglers:
             return
-        uid = os.getuid()
-        for _ in range(20):
-            found = False
-            for pid in list_pids():
-                if pid in (1, os.getpid()) or (pid, process_start_time(pid)) in self.protected:
-                    continue
-                owner, state = process_owner_and_state(pid)
-                if owner != uid or state in (b"Z", b"X", None):
-                    continue
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    found = True
-                except OSError:
-                    pass
-            if not found:
-                return
-            time.sleep(0.01)
+        kill_leftover_processes(self.protected)
 
     def reap(self):
         if self.child_pid is None or self.child_status is not None:
@@ -612,7 +676,7 @@ class Relay:
         self.accepting = False
         self.kill_everything()
         self.close_doorbell()
-        self.close_bell()
+        self.bell.close()
         deadline = time.monotonic() + DRAIN_SECONDS
         while any(stream.open for stream in self.streams.values()):
             remaining = deadline - time.monotonic()
@@ -629,7 +693,7 @@ class Relay:
         signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
         exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + (signal_number or 0)
         out, err = self.streams.values()
-        self.send_json(
+        self.host.send_json(
             b"X",
             {
                 "exitCode": exit_code,
@@ -638,7 +702,7 @@ class Relay:
                 "stdoutBytes": out.total,
                 "stderrBytes": err.total,
                 "requests": self.requests,
-                "notices": self.notices,
+                "notices": self.host.notices,
                 "outputEntries": self.count_output_entries(),
             },
         )
@@ -664,7 +728,7 @@ class Relay:
     def run(self):
         set_not_dumpable()
         # The program's interpreter starts now, while the relay waits for the host's start frame.
-        self.waiting = self.start_interpreter()
+        self.waiting = start_interpreter()
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
         os.set_blocking(wake_write, False)
@@ -685,7 +749,7 @@ class Relay:
                     if self.doorbell_fd is not None:
                         self.read_doorbell()
                 elif key.data == "bell":
-                    self.flush_bell()
+                    self.bell.flush()
                 elif key.data == "wake":
                     try:
                         os.read(wake_read, 4096)
