@@ -178,6 +178,8 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
     });
     const record = await lastJournalRecord(cwd);
     expect((record.toolCalls as unknown[]).length).toBe(0);
+    // In a pipe the copy into the sandbox is not counted (a terminal only: the next test).
+    expect(run.stderr).not.toContain("placing big.csv");
   }, 300_000);
 });
 
@@ -233,6 +235,27 @@ describe("data files beyond CSV (real sandbox, replayed model)", () => {
 });
 
 describe("progress while a file is read", () => {
+  it("counts the bytes of a data file placed in the sandbox, on a terminal", async () => {
+    const cwd = await mkdtemp(join(folder, "placing-"));
+    // About 9.4 MB: a report at 4 MiB and at 8 MiB of the copy, and one at its end.
+    const rows = Array.from({ length: 200_000 }, (_, index) => `${index},${"y".repeat(40)}`);
+    await writeFile(join(cwd, "big.csv"), `id,text\n${rows.join("\n")}\n`);
+    const replay = await programReplay("lines.json", [
+      'print("RESULT: " + str(sum(1 for _ in open("/workspace/data/big.csv"))))',
+    ]);
+    const args = ["ask", "--csv", "big.csv", "--replay", replay, "--format", "text", "--no-journal", "Rows?"];
+    const command = [process.execPath, binPath, ...args].map((part) => `'${part}'`).join(" ");
+    const run = await runCli([], {
+      cwd,
+      timeoutMs: 200_000,
+      command: ["script", "-qefc", command, "/dev/null"],
+    });
+    expect(run.exitCode, run.stdout).toBe(0);
+    expect(run.stdout).toMatch(/placing big\.csv in the sandbox: [4-8]\.\d of 9\.\d MB/);
+    expect(run.stdout).toMatch(/placing big\.csv in the sandbox: (9\.\d) of \1 MB/);
+    expect(run.stdout).toContain("200001");
+  }, 300_000);
+
   it("counts rows and bytes on a terminal, and says nothing of them in a pipe or with --quiet", async () => {
     const cwd = await mkdtemp(join(folder, "progress-"));
     const file = join(cwd, "wide.csv");

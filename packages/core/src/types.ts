@@ -135,6 +135,17 @@ export type AgentEvent =
       stderrTail: string;
     }
   | { type: "repair-start"; runId: string; attempt: number; sample?: number; reason: string }
+  | {
+      /** Code-action with dataFiles: a data file is being copied into the attempt's sandbox (every 4 MiB, and at its end). */
+      type: "data-file-copy";
+      runId: string;
+      attempt: number;
+      sample?: number;
+      /** Its name in /workspace/data. */
+      name: string;
+      bytesCopied: number;
+      totalBytes: number;
+    }
   | { type: "answer"; runId: string; result: AgentResult };
 
 /** A message's text: a string, or text parts (other parts are refused). */

@@ -18,7 +18,7 @@ import {
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
-import { createProgress, type Progress } from "../terminal/progress.ts";
+import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
 import { questionOptions } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
@@ -371,6 +371,12 @@ async function runTurn(
           if (event.stderrTail.trim())
             show(`stderr:\n${indent(escapeForTerminal(event.stderrTail.trimEnd()))}`);
         }
+        break;
+      case "data-file-copy":
+        // Shown on a terminal only.
+        progress.count(describeCopy(event));
+        if (event.bytesCopied === event.totalBytes)
+          progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
         break;
       case "repair-start":
         show(

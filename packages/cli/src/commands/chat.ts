@@ -12,7 +12,7 @@ import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
-import { createProgress } from "../terminal/progress.ts";
+import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { loadModel, saveOutputFiles } from "./ask.ts";
 import { questionOptions } from "./question-options.ts";
 
@@ -206,6 +206,9 @@ async function askInSession(session: Session, question: string): Promise<void> {
       if (event.type === "program-start") {
         turn.program = event.program;
         progress.update("running the program in the sandbox");
+      } else if (event.type === "data-file-copy") {
+        progress.count(describeCopy(event));
+        if (event.bytesCopied === event.totalBytes) progress.update("running the program in the sandbox");
       } else if (event.type === "answer") {
         progress.stop();
         await finishTurn(session, turn, event.result);

@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createProgress, describeReading } from "./progress.ts";
+import { createProgress, describeCopy, describeReading } from "./progress.ts";
 
 function capture(options: { isTTY: boolean; columns?: number }) {
   const stream = Object.assign(new PassThrough(), options);
@@ -76,5 +76,14 @@ describe("createProgress", () => {
     expect(describeReading("sheet.xlsx", { rows: 500, totalBytes: 18_345 })).toBe(
       "reading sheet.xlsx: 500 rows, 0.0 MB",
     );
+  });
+});
+
+describe("describeCopy", () => {
+  it("names the file, escaped, and the megabytes copied of its size", () => {
+    expect(describeCopy({ name: "orders.csv", bytesCopied: 4_194_304, totalBytes: 44_720_633 })).toBe(
+      "placing orders.csv in the sandbox: 4.2 of 44.7 MB",
+    );
+    expect(describeCopy({ name: "a\u001b[2Jb.csv", bytesCopied: 0, totalBytes: 0 })).not.toContain("\u001b");
   });
 });

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { escapeForTerminal } from "./escape-for-terminal.ts";
 
 /**
  * A progress line on stderr. On a terminal it is a spinner that rewrites one line; anywhere else
@@ -104,4 +105,11 @@ export function describeReading(
       : `${megabytes(progress.bytesRead)} of ${megabytes(progress.totalBytes)} MB`;
   // The file's name alone: the line must fit a terminal's width.
   return `reading ${basename(file)}: ${progress.rows.toLocaleString("en-US")} rows, ${bytes}`;
+}
+
+/** "placing orders.csv in the sandbox: 12.6 of 44.7 MB" for a data file's copy into the sandbox. */
+export function describeCopy(copy: { name: string; bytesCopied: number; totalBytes: number }): string {
+  const megabytes = (bytes: number) => (bytes / 1_000_000).toFixed(1);
+  const name = escapeForTerminal(copy.name, { keepNewlines: false });
+  return `placing ${name} in the sandbox: ${megabytes(copy.bytesCopied)} of ${megabytes(copy.totalBytes)} MB`;
 }

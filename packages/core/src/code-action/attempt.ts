@@ -137,7 +137,17 @@ async function runInContainer(
   const containerStartMs = Math.round(performance.now() - containerStarted);
   const tracker = trackToolCalls(options.tools, callbacks);
   try {
-    if (options.dataFiles?.length) await placeDataFiles(session, options.dataFiles);
+    if (options.dataFiles?.length) {
+      await placeDataFiles(session, options.dataFiles, (copy) =>
+        emit({
+          type: "data-file-copy",
+          runId,
+          attempt: attemptNumber,
+          ...(sample ? { sample } : {}),
+          ...copy,
+        }),
+      );
+    }
     const run = await runProgram({
       session,
       program,

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
+import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { SandboxSession } from "@codeaction/sandbox";
 import { CodeActionError } from "../errors/code-action-error.ts";
@@ -58,14 +59,22 @@ export function describeDataFilesForPrompt(files: DataFile[]): string {
   return `Data files, read-only, to read directly (with csv, json or pandas): ${list}`;
 }
 
+/** How far the copy of one data file into the sandbox has come. */
+export type DataFileCopy = { name: string; bytesCopied: number; totalBytes: number };
+
+/** A copy reports each time this many more bytes went in, and once at the end of each file. */
+export const copyReportBytes = 4 * 1024 * 1024;
+
 /**
  * Streams each data file into the session's container (through an exec's stdin; the root file
  * system stays read-only) at /workspace/data/<name>, mode 0444 in a 0555 folder. The container is
  * the program's own, so read-only guards against accidents; the host file is never writable.
+ * `onCopy` hears every copyReportBytes and at the end of each file.
  */
 export async function placeDataFiles(
   session: Pick<SandboxSession, "spawn">,
   files: DataFile[],
+  onCopy?: (copy: DataFileCopy) => void,
 ): Promise<void> {
   for (const [index, file] of files.entries()) {
     const last = index === files.length - 1;
@@ -83,7 +92,9 @@ export async function placeDataFiles(
       if (errors.length < 4096) errors += chunk.toString("utf8");
     });
     child.stdout.resume();
-    await pipeline(createReadStream(file.path), child.stdin).catch(() => undefined);
+    await pipeline(createReadStream(file.path), countCopied(file, onCopy), child.stdin).catch(
+      () => undefined,
+    );
     const { exitCode } = await child.exit;
     if (exitCode !== 0) {
       const full = /no space left/i.test(errors);
@@ -94,6 +105,27 @@ export async function placeDataFiles(
       );
     }
   }
+}
+
+/** A pass-through that reports the bytes gone through it (none without `onCopy`). */
+function countCopied(file: DataFile, onCopy?: (copy: DataFileCopy) => void): Transform {
+  let bytesCopied = 0;
+  let nextReport = copyReportBytes;
+  const report = () => onCopy?.({ name: file.name, bytesCopied, totalBytes: file.size });
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytesCopied += chunk.length;
+      if (bytesCopied >= nextReport && bytesCopied < file.size) {
+        report();
+        nextReport = bytesCopied + copyReportBytes;
+      }
+      done(null, chunk);
+    },
+    flush(done) {
+      report();
+      done();
+    },
+  });
 }
 
 function megabytes(bytes: number): string {
