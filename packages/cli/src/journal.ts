@@ -16,11 +16,10 @@ export async function appendToJournal(path: string, record: unknown): Promise<st
     await mkdir(dirname(absolute), { recursive: true });
     await appendFile(absolute, line, { encoding: "utf8", mode: 0o600 });
   } catch (error) {
-    throw new CliError({
-      code: "journal",
-      message: `Cannot append the run record to the journal ${path}: ${(error as Error).message}. Pass --journal PATH for another file, or --no-journal.`,
-      cause: error,
-    });
+    throw new CliError(
+      `Cannot append the run record to the journal ${path}: ${(error as Error).message}. Pass --journal PATH for another file, or --no-journal.`,
+      { code: "journal", cause: error },
+    );
   }
   return absolute;
 }

@@ -30,11 +30,10 @@ export async function chooseModel(options: {
     try {
       await access(options.replay);
     } catch (error) {
-      throw new CliError({
-        code: "replay-missing",
-        message: `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as examples/replays/q3-revenue.json.`,
-        cause: error,
-      });
+      throw new CliError(
+        `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as examples/replays/q3-revenue.json.`,
+        { code: "replay-missing", cause: error },
+      );
     }
     return { kind: "replay", file: options.replay };
   }

@@ -239,9 +239,8 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
     if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts, context);
     if (!turnAbort.signal.aborted) throw error;
-    throw new CliError({
+    throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
-      message: "interrupted; the run record says aborted",
       exitCode: 130,
       cause: error,
     });
@@ -314,11 +313,10 @@ export async function loadModel(choice: ModelChoice): Promise<ModelOption> {
   try {
     return await ScriptedChatModel.fromReplayFile(choice.file);
   } catch (error) {
-    throw new CliError({
-      code: "replay-invalid",
-      message: `The replay file ${choice.file} is not a recording: ${(error as Error).message.replace(/^.*?: a replay file/, "a replay file")}. A recording is {"replies": ["<reply 1>", ...]}.`,
-      cause: error,
-    });
+    throw new CliError(
+      `The replay file ${choice.file} is not a recording: ${(error as Error).message.replace(/^.*?: a replay file/, "a replay file")}. A recording is {"replies": ["<reply 1>", ...]}.`,
+      { code: "replay-invalid", cause: error },
+    );
   }
 }
 

@@ -1,23 +1,42 @@
-const marker: unique symbol = Symbol.for("codeaction.cli.error") as never;
+/** Every `code` an error of the command line carries: match on it (or on `isInstance`), not on messages. */
+export type CliErrorCode =
+  | "csv-input"
+  | "interrupted"
+  | "journal"
+  | "model-missing"
+  | "program-missing"
+  | "replay-invalid"
+  | "replay-missing"
+  | "usage";
+
+const marker = "codeaction.cli.error";
+const symbol = Symbol.for(marker);
 
 /**
- * The base of every error the command line throws on purpose: a stable `code`, the process
- * `exitCode` it ends with (2 for usage, 1 for failures) and an ES2022 `cause`. Its message is
- * the one line the user sees.
+ * The base of every error the command line throws on purpose, in the sandbox package's convention
+ * (SandboxError): a stable `code`, the process `exitCode` it ends with (2 for usage, 1 for
+ * failures) and an ES2022 `cause`; `isInstance` checks a `Symbol.for` brand (one per class). Its
+ * message is the one line the user sees.
  */
 export class CliError extends Error {
-  readonly code: string;
+  readonly code: CliErrorCode;
   readonly exitCode: number;
-  readonly [marker] = true;
+  protected readonly [symbol] = true;
 
-  constructor(options: { code: string; message: string; exitCode?: number; cause?: unknown }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, options: { code: CliErrorCode; exitCode?: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CliError";
     this.code = options.code;
     this.exitCode = options.exitCode ?? 1;
   }
 
   static isInstance(error: unknown): error is CliError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+    return CliError.hasMarker(error, marker);
+  }
+
+  /** Whether `error` carries the brand `Symbol.for(markerName)`: the check behind every `isInstance`. */
+  protected static hasMarker(error: unknown, markerName: string): boolean {
+    const brand = Symbol.for(markerName);
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[brand] === true;
   }
 }

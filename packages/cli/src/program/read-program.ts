@@ -6,10 +6,9 @@ export async function readProgramFile(file: string): Promise<string> {
   try {
     return await readFile(file, "utf8");
   } catch (error) {
-    throw new CliError({
-      code: "program-missing",
-      message: `Cannot read the program ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
-      cause: error,
-    });
+    throw new CliError(
+      `Cannot read the program ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message}`,
+      { code: "program-missing", cause: error },
+    );
   }
 }

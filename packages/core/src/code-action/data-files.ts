@@ -133,9 +133,5 @@ function megabytes(bytes: number): string {
 }
 
 function dataFileError(message: string, cause?: unknown): CodeActionError {
-  return new CodeActionError({
-    code: "data-file",
-    message: `Data files: ${message}.`,
-    ...(cause ? { cause } : {}),
-  });
+  return new CodeActionError(`Data files: ${message}.`, { code: "data-file", ...(cause ? { cause } : {}) });
 }

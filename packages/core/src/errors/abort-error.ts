@@ -1,7 +1,9 @@
 import type { Attempt } from "../types.ts";
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "aborted";
+const marker = "codeaction.core.abort-error";
+const symbol = Symbol.for(marker);
 
 /**
  * A turn was cancelled: its `signal` aborted, or its `stream()` was left early. By the time this is
@@ -9,6 +11,7 @@ const code = "aborted";
  * for `fetch` and `AbortSignal.throwIfAborted()`; `cause` is the signal's reason.
  */
 export class AbortError extends CodeActionError {
+  protected readonly [symbol] = true;
   readonly runId: string;
   /** Code-action: the attempts that ended before the abort (the interrupted one included). */
   readonly attempts: Attempt[];
@@ -16,17 +19,16 @@ export class AbortError extends CodeActionError {
   constructor(options: { runId: string; attempts: Attempt[]; cause?: unknown }) {
     const reason =
       options.cause instanceof Error ? options.cause.message : options.cause ? String(options.cause) : "";
-    super({
-      code,
-      message: `Run ${options.runId} was aborted after ${options.attempts.length} attempt(s)${reason ? `: ${reason}` : ""}.`,
-      cause: options.cause,
-    });
+    super(
+      `Run ${options.runId} was aborted after ${options.attempts.length} attempt(s)${reason ? `: ${reason}` : ""}.`,
+      { code, cause: options.cause },
+    );
     this.name = "AbortError";
     this.runId = options.runId;
     this.attempts = options.attempts;
   }
 
   static override isInstance(error: unknown): error is AbortError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

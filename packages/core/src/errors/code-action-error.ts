@@ -16,28 +16,32 @@ export type CodeActionErrorCode =
   | "tool-input-invalid"
   | "tool-value-unmappable";
 
-const marker: unique symbol = Symbol.for("codeaction.core.error") as never;
+const marker = "codeaction.core.error";
+const symbol = Symbol.for(marker);
 
 /**
- * The base of every error @codeaction/core throws: a stable `code` string and an ES2022 `cause`.
- * `CodeActionError.isInstance(error)` works across duplicated copies of the package.
+ * The base of every error @codeaction/core throws for its own reasons, in the sandbox package's
+ * convention (SandboxError): a stable `code` (match on it, not on the message), an ES2022 `cause`,
+ * and `isInstance`, which checks a `Symbol.for` brand (one per class) instead of the prototype
+ * chain, so it works across duplicated copies of the package.
  */
 export class CodeActionError extends Error {
   readonly code: CodeActionErrorCode;
-  readonly [marker] = true;
+  protected readonly [symbol] = true;
 
-  constructor(options: { code: CodeActionErrorCode; message: string; cause?: unknown }) {
-    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+  constructor(message: string, options: { code: CodeActionErrorCode; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CodeActionError";
     this.code = options.code;
   }
 
   static isInstance(error: unknown): error is CodeActionError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+    return CodeActionError.hasMarker(error, marker);
   }
-}
 
-/** Builds the `isInstance` check of a subclass: the base marker plus the subclass's code. */
-export function hasCode(error: unknown, code: CodeActionErrorCode): boolean {
-  return CodeActionError.isInstance(error) && error.code === code;
+  /** Whether `error` carries the brand `Symbol.for(markerName)`: the check behind every `isInstance`. */
+  protected static hasMarker(error: unknown, markerName: string): boolean {
+    const brand = Symbol.for(markerName);
+    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[brand] === true;
+  }
 }

@@ -1,7 +1,9 @@
 import type { Attempt } from "../types.ts";
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "disagreement";
+const marker = "codeaction.core.disagreement-error";
+const symbol = Symbol.for(marker);
 
 /** One independent sample of a turn: its attempts and, when one succeeded, its answer. */
 export type SampleRun = {
@@ -16,6 +18,7 @@ export type SampleRun = {
  * for 3 or more) and no escalation model decided. Nothing is guessed: every run is here.
  */
 export class DisagreementError extends CodeActionError {
+  protected readonly [symbol] = true;
   /** How the turn ended: the samples disagreed. */
   readonly status = "disagree" as const;
   readonly samples: SampleRun[];
@@ -25,18 +28,17 @@ export class DisagreementError extends CodeActionError {
     const answers = options.samples
       .map((sample) => `#${sample.sample}: ${sample.answer ?? "(failed)"}`)
       .join("; ");
-    super({
-      code,
-      message:
-        `The ${options.samples.length} independent programs did not agree (${answers}). ` +
+    super(
+      `The ${options.samples.length} independent programs did not agree (${answers}). ` +
         "Each program and its output is on error.samples; set codeAction.escalate to let a stronger model decide.",
-    });
+      { code },
+    );
     this.name = "DisagreementError";
     this.samples = options.samples;
     this.runId = options.runId;
   }
 
   static override isInstance(error: unknown): error is DisagreementError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

@@ -1,6 +1,8 @@
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "mcp-server";
+const marker = "codeaction.core.mcp-server-error";
+const symbol = Symbol.for(marker);
 
 /**
  * An MCP server could not be used: it failed to start, to answer `initialize` or to list its tools
@@ -8,18 +10,19 @@ const code = "mcp-server";
  * server and the cause; for a stdio server it ends with the tail of the server's stderr.
  */
 export class McpServerError extends CodeActionError {
+  protected readonly [symbol] = true;
   readonly serverName: string;
   /** The last lines a stdio server wrote to stderr ("" for HTTP servers or a silent process). */
   readonly stderrTail: string;
 
   constructor(options: { serverName: string; message: string; stderrTail?: string; cause?: unknown }) {
-    super({ code, message: options.message, cause: options.cause });
+    super(options.message, { code, cause: options.cause });
     this.name = "McpServerError";
     this.serverName = options.serverName;
     this.stderrTail = options.stderrTail ?? "";
   }
 
   static override isInstance(error: unknown): error is McpServerError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

@@ -1,6 +1,8 @@
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "mcp-tool";
+const marker = "codeaction.core.mcp-tool-error";
+const symbol = Symbol.for(marker);
 
 /**
  * An MCP tool call failed: the server answered with an error result (`isError`), in which case the
@@ -8,6 +10,7 @@ const code = "mcp-tool";
  * protocol error). The bridge turns it into `ToolError(message)` in the program.
  */
 export class McpToolError extends CodeActionError {
+  protected readonly [symbol] = true;
   readonly serverName: string;
   readonly toolName: string;
   /** True when the server answered with `isError` (the tool ran and reported a failure). */
@@ -20,7 +23,7 @@ export class McpToolError extends CodeActionError {
     isErrorResult: boolean;
     cause?: unknown;
   }) {
-    super({ code, message: options.message, cause: options.cause });
+    super(options.message, { code, cause: options.cause });
     this.name = "McpToolError";
     this.serverName = options.serverName;
     this.toolName = options.toolName;
@@ -28,6 +31,6 @@ export class McpToolError extends CodeActionError {
   }
 
   static override isInstance(error: unknown): error is McpToolError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

@@ -1,7 +1,9 @@
 import type { Attempt } from "../types.ts";
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "model-call";
+const marker = "codeaction.core.model-call-error";
+const symbol = Symbol.for(marker);
 
 /**
  * The model call failed (an HTTP 401, 429 or 500, a timeout, a refused request). Carries the run
@@ -9,6 +11,7 @@ const code = "model-call";
  * model in `withRetry()` for that.
  */
 export class ModelCallError extends CodeActionError {
+  protected readonly [symbol] = true;
   readonly runId: string;
   readonly attempts: Attempt[];
   /** The HTTP status the provider answered with, when it gave one. */
@@ -17,11 +20,10 @@ export class ModelCallError extends CodeActionError {
   constructor(options: { runId: string; attempts: Attempt[]; cause: unknown }) {
     const provider = options.cause instanceof Error ? options.cause.message : String(options.cause);
     const status = (options.cause as { status?: unknown } | undefined)?.status;
-    super({
-      code,
-      message: `The model call of run ${options.runId} failed${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${provider}. Check the model's key and name; to retry, wrap the model in withRetry().`,
-      cause: options.cause,
-    });
+    super(
+      `The model call of run ${options.runId} failed${typeof status === "number" ? ` (HTTP ${status})` : ""}: ${provider}. Check the model's key and name; to retry, wrap the model in withRetry().`,
+      { code, cause: options.cause },
+    );
     this.name = "ModelCallError";
     this.runId = options.runId;
     this.attempts = options.attempts;
@@ -29,6 +31,6 @@ export class ModelCallError extends CodeActionError {
   }
 
   static override isInstance(error: unknown): error is ModelCallError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

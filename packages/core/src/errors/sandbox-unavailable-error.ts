@@ -1,6 +1,8 @@
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "sandbox-unavailable";
+const marker = "codeaction.core.sandbox-unavailable-error";
+const symbol = Symbol.for(marker);
 
 /**
  * buildAgent needed a working Docker sandbox and could not get one. The agent is not built:
@@ -9,17 +11,17 @@ const code = "sandbox-unavailable";
  * that first uses a sandbox tool fails with this error.
  */
 export class SandboxUnavailableError extends CodeActionError {
+  protected readonly [symbol] = true;
   constructor(options: { what: string; cause: unknown }) {
     const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super({
+    super(`${options.what} requires a working Docker sandbox, but it could not be initialized: ${reason}`, {
       code,
-      message: `${options.what} requires a working Docker sandbox, but it could not be initialized: ${reason}`,
       cause: options.cause,
     });
     this.name = "SandboxUnavailableError";
   }
 
   static override isInstance(error: unknown): error is SandboxUnavailableError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }

@@ -1,6 +1,8 @@
-import { CodeActionError, hasCode } from "./code-action-error.ts";
+import { CodeActionError } from "./code-action-error.ts";
 
 const code = "tool-value-unmappable";
+const marker = "codeaction.core.tool-value-error";
+const symbol = Symbol.for(marker);
 
 /**
  * A tool returned a value with no Python (or JSON) form: a function, a class instance without
@@ -8,20 +10,21 @@ const code = "tool-value-unmappable";
  * program (or the model) sees the message instead of a silently wrong string.
  */
 export class ToolValueError extends CodeActionError {
+  protected readonly [symbol] = true;
   readonly tool: string;
   readonly path: string;
 
   constructor(options: { tool: string; path: string; problem: string; fix: string }) {
-    super({
-      code,
-      message: `The tool '${options.tool}' returned a value that cannot be passed on: ${options.path} is ${options.problem}. Fix the tool: ${options.fix}.`,
-    });
+    super(
+      `The tool '${options.tool}' returned a value that cannot be passed on: ${options.path} is ${options.problem}. Fix the tool: ${options.fix}.`,
+      { code },
+    );
     this.name = "ToolValueError";
     this.tool = options.tool;
     this.path = options.path;
   }
 
   static override isInstance(error: unknown): error is ToolValueError {
-    return hasCode(error, code);
+    return CodeActionError.hasMarker(error, marker);
   }
 }
