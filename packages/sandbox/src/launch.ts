@@ -2,7 +2,7 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
-import { teardownContainer } from "./docker-operations.ts";
+import { removeContainer, teardownContainer } from "./docker-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline } from "./lifeline.ts";
@@ -37,6 +37,11 @@ type LaunchOptions = {
   logger?: Logger;
   /** For an allow-list: the session's internal network (see network/session-networking.ts). */
   sessionNetwork?: SessionNetwork;
+  /**
+   * Abandons the launch between its steps (the container is removed) and rejects with the signal's
+   * reason: a warm pool that is drained stops its starts in flight instead of finishing them.
+   */
+  signal?: AbortSignal;
 };
 
 /**
@@ -69,6 +74,10 @@ export async function launchContainer(
   };
   const container = await docker.createContainer(spec);
   stepEnded("create");
+  if (options.signal?.aborted) {
+    await removeContainer(container).catch(() => undefined);
+    throw options.signal.reason;
+  }
   const launched = await startVerified(container, config, options, stepEnded);
   options.logger?.debug(
     { containerId: launched.containerId.slice(0, 12), stepsMs },
@@ -104,8 +113,10 @@ async function startVerified(
     verifyContainerSpec(settledValue(created), config, verifyOptions);
     const attachedLifeline = settledValue(attached);
     stepEnded("inspect-and-attach");
+    options.signal?.throwIfAborted();
     await container.start();
     stepEnded("start");
+    options.signal?.throwIfAborted();
     // The read-back after start and the kill helper's exec overlap; the helper is our own script,
     // and no program runs before both are done (the session waits for `helper.ready`).
     const [inspected, helping] = await Promise.allSettled([

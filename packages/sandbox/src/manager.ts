@@ -95,7 +95,7 @@ export class SandboxManager {
     this.pool = new ContainerPool<PooledSession>({
       size: network === "none" || network === "full" ? this.config.pool : 0,
       maxConcurrent: this.config.maxConcurrent,
-      create: () => this.createPooledSession(),
+      create: (signal) => this.createPooledSession(signal),
       discard: (session) => session.close(),
       usable: (session) => session.warmAndAlive && Date.now() - session.createdAt < poolMaximumIdleMs,
       idleDrainMs: this.config.poolIdleSeconds * 1000,
@@ -224,25 +224,27 @@ export class SandboxManager {
   private launcher(
     config: SandboxConfig,
     options: { labels: Record<string, string>; deadline: Date; sessionNetwork?: SessionNetwork | undefined },
-  ): () => Promise<LaunchedContainer> {
+  ): (signal?: AbortSignal) => Promise<LaunchedContainer> {
     const docker = this.requireDocker();
     const { sessionNetwork, ...rest } = options;
-    return () =>
+    return (signal) =>
       launchContainer(docker, config, {
         ...rest,
         imageEnv: this.imageEnv,
+        ...(signal ? { signal } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
         ...(sessionNetwork ? { sessionNetwork } : {}),
       });
   }
 
   /** One warm container for the pool: default deadline, default labels, the warm command waiting. */
-  private async createPooledSession(): Promise<PooledSession> {
+  private async createPooledSession(signal: AbortSignal): Promise<PooledSession> {
     const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline });
     const identity = allocateIdentity(this.config);
+    // Only the first launch stops when the pool drains; a replacement belongs to its session.
     const launch = this.launcher(identity.config, { labels, deadline });
-    const launched = await launch().catch((error: unknown) => {
+    const launched = await launch(signal).catch((error: unknown) => {
       identity.release();
       throw error;
     });
@@ -255,7 +257,9 @@ export class SandboxManager {
         warmCommand ? WarmProcess.start(launched, warmCommand, { cwd: this.config.workdir }) : undefined,
         launched.helper.ready,
       ]);
+      signal.throwIfAborted();
     } catch (error) {
+      warm?.close();
       await teardownContainer(launched).catch(() => undefined);
       identity.release();
       throw error;
@@ -264,7 +268,7 @@ export class SandboxManager {
       {
         config: identity.config,
         launched,
-        relaunch: launch,
+        relaunch: () => launch(),
         // Only handed-out sessions are in `sessions`; an idle one the pool discards frees its own slot.
         onDestroyed: (ended) => {
           identity.release();

@@ -101,6 +101,29 @@ describe("the warm pool", () => {
     expect(await containersOf(manager)).toEqual([]);
   });
 
+  test("cleanupAll stops a warm container still starting: it is removed without ever being started", async () => {
+    const manager = new SandboxManager({ pool: 1 });
+    managers.push(manager);
+    const since = Math.floor(Date.now() / 1000) - 1;
+    // ready() ends by starting the fill, so the container's create is in flight when cleanupAll aborts it.
+    await manager.ready();
+    await manager.cleanupAll();
+    expect(await containersOf(manager)).toEqual([]);
+    const until = Math.floor(Date.now() / 1000) + 1;
+    const stream = await docker.getEvents({
+      since,
+      until,
+      filters: { type: ["container"], label: [`${labelKeys.managerId}=${manager.managerId}`] },
+    });
+    const actions = (await readAll(stream))
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => (JSON.parse(line) as { Action: string }).Action);
+    expect(actions).toContain("create");
+    expect(actions).toContain("destroy");
+    expect(actions).not.toContain("start");
+  });
+
   test("a spawn that is not the warm command starts its own process; the waiting one ends", async () => {
     const manager = new SandboxManager({ pool: 1 }, { warmCommand: ["cat"] });
     managers.push(manager);

@@ -57,6 +57,29 @@ describe("ContainerPool", () => {
     await pool.drain();
   });
 
+  test("drain stops the starts in flight through their signal instead of waiting for them to finish", async () => {
+    const signals: AbortSignal[] = [];
+    const pool = new ContainerPool<Fake>({
+      size: 2,
+      maxConcurrent: 2,
+      // A start that would never end on its own: only the drain's signal ends it.
+      create: (signal) =>
+        new Promise<Fake>((_, reject) => {
+          signals.push(signal);
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+      discard: async () => undefined,
+      usable: () => true,
+    });
+    pool.start();
+    await flush();
+    expect(pool.status()).toMatchObject({ starting: 2, live: 2 });
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
+    await pool.drain();
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, true]);
+    expect(pool.status()).toMatchObject({ starting: 0, live: 0, idle: 0 });
+  });
+
   test("never has more than maxConcurrent live, and serves waiting requests in arrival order", async () => {
     const { pool } = fakePool({ size: 0, maxConcurrent: 2 });
     const order: number[] = [];

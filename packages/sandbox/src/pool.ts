@@ -6,8 +6,11 @@ export type ContainerPoolOptions<Item> = {
   size: number;
   /** Live containers at most: handed out, idle in the pool, being started and being removed. */
   maxConcurrent: number;
-  /** Starts one container (created, started, flags read back). Rejects when it cannot. */
-  create: () => Promise<Item>;
+  /**
+   * Starts one container (created, started, flags read back). Rejects when it cannot. `signal`
+   * aborts when the pool is drained: the start may then stop early, remove what it made and reject.
+   */
+  create: (signal: AbortSignal) => Promise<Item>;
   /** Removes a container that was never handed out. */
   discard: (item: Item) => Promise<void>;
   /** Whether an idle container may still be handed out (alive, and far enough from its deadline). */
@@ -75,6 +78,8 @@ export class ContainerPool<Item> {
   private idleDrainTimer: NodeJS.Timeout | undefined;
   private asleep = false;
   private drained = false;
+  /** Aborted by `drain`: starts in flight stop instead of finishing a container nobody will use. */
+  private readonly draining = new AbortController();
 
   constructor(options: ContainerPoolOptions<Item>) {
     if (!Number.isInteger(options.size) || options.size < 0)
@@ -137,11 +142,13 @@ export class ContainerPool<Item> {
   }
 
   /**
-   * Stops filling, removes the idle containers, waits for starts in flight (and removes what they
-   * start), and rejects requests still waiting. Later requests still work, without a pool.
+   * Stops filling, removes the idle containers, stops the starts in flight (each removes what it
+   * made) and waits for them, and rejects requests still waiting. Later requests still work,
+   * without a pool.
    */
   async drain(): Promise<void> {
     this.drained = true;
+    this.draining.abort(new SandboxError("The warm pool was drained.", { code: "manager-closed" }));
     clearInterval(this.checkTimer);
     clearTimeout(this.retryTimer);
     clearTimeout(this.idleDrainTimer);
@@ -295,7 +302,7 @@ export class ContainerPool<Item> {
     if (reason === "fill") this.fills += 1;
     else this.demands += 1;
     const started = (async () => {
-      const outcome = await this.options.create().then(
+      const outcome = await this.options.create(this.draining.signal).then(
         (item) => ({ ok: true as const, item }),
         (error: unknown) => ({ ok: false as const, error }),
       );
