@@ -9,10 +9,10 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
+import { createCodeActionSandbox } from "./code-action/code-action-sandbox.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
-import { relayCommand } from "./code-action/run-program.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
@@ -70,8 +70,10 @@ export type BuildAgentOptions = {
   /**
    * Sandbox settings. With code-action: the programs' containers (default { network: "none" }, and a
    * warm pool of one container per sample: `pool: 0` turns it off). With tools: shell mode.
+   * A `SandboxManager` (e.g. from `createCodeActionSandbox`) is used as it is and shared: the agent
+   * never closes it, its owner calls `close()`.
    */
-  sandbox?: true | SandboxConfigInput;
+  sandbox?: true | SandboxConfigInput | SandboxManager;
   /** LangChain tools (zod schemas) the agent may call. */
   extraTools?: StructuredToolInterface[];
   /** MCP servers whose tools the agent may call. */
@@ -148,8 +150,9 @@ const optionsSchema = z.strictObject({
     })
     .default("tools"),
   sandbox: z
-    .union([z.literal(true), z.record(z.string(), z.unknown())], {
-      error: "sandbox must be true or an object of sandbox settings (see @codeaction/sandbox)",
+    .union([z.literal(true), z.instanceof(SandboxManager), z.record(z.string(), z.unknown())], {
+      error:
+        "sandbox must be true, an object of sandbox settings (see @codeaction/sandbox) or a SandboxManager",
     })
     .optional(),
   extraTools: z
@@ -274,9 +277,10 @@ type ParsedOptions = ReturnType<typeof parseBuildAgentOptions>;
 type Build = {
   options: ParsedOptions;
   codeAction: boolean;
-  sandboxInput: SandboxConfigInput;
   /** The sandbox, for code-action and shell mode; parsing its settings starts nothing. */
   manager: SandboxManager | undefined;
+  /** False for a SandboxManager the caller passed: the agent never closes it. */
+  ownsManager: boolean;
   /** Run in parallel by close() (and when the build fails): the MCP servers first, then the sandbox. */
   cleanups: Array<() => Promise<void>>;
   /** Code-action containers still being removed; close() waits for them. */
@@ -330,20 +334,10 @@ export async function buildAgent<Format extends ResponseFormat | undefined = und
 function newBuild(options: ParsedOptions): Build {
   const codeAction = options.pattern === "code-action";
   const shellMode = !codeAction && options.sandbox !== undefined;
-  const sandboxInput: SandboxConfigInput =
-    options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
-  // Parsing the sandbox settings starts nothing; a wrong key fails here, before Docker is touched.
-  const manager = codeAction
-    ? new SandboxManager(withDefaultPool(sandboxInput, options.codeAction.samples), {
-        logger: options.logger,
-        warmCommand: relayCommand(),
-        // The bridge's relay and every program run on python3: an image without it is refused now.
-        requiredCommands: ["python3"],
-      })
-    : shellMode
-      ? new SandboxManager(sandboxInput, { logger: options.logger })
-      : undefined;
-  return { options, codeAction, sandboxInput, manager, cleanups: [], pendingRemovals: new Set() };
+  const manager = sandboxManagerFor(options, { codeAction, shellMode });
+  // A manager the caller passed is theirs: the agent uses it and never closes it.
+  const ownsManager = !(options.sandbox instanceof SandboxManager);
+  return { options, codeAction, manager, ownsManager, cleanups: [], pendingRemovals: new Set() };
 }
 
 /** Code-action's data files, checked and sized against the sandbox's /workspace. */
@@ -363,7 +357,11 @@ async function describeDataFilesFor(build: Build): Promise<DataFile[]> {
 async function readySandbox(build: Build): Promise<StartingSession | undefined> {
   const { manager, options, pendingRemovals } = build;
   if (!manager) return undefined;
-  const what = build.codeAction ? "pattern 'code-action'" : `sandbox=${JSON.stringify(options.sandbox)}`;
+  const what = build.codeAction
+    ? "pattern 'code-action'"
+    : build.ownsManager
+      ? `sandbox=${JSON.stringify(options.sandbox)}`
+      : "the SandboxManager passed as sandbox";
   try {
     await manager.ready();
   } catch (error) {
@@ -374,7 +372,7 @@ async function readySandbox(build: Build): Promise<StartingSession | undefined> 
     await Promise.allSettled([...pendingRemovals]);
     const started = await shellSession?.started.catch(() => undefined);
     await started?.close();
-    await manager.close();
+    if (build.ownsManager) await manager.close();
   });
   return shellSession;
 }
@@ -413,7 +411,7 @@ function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
     networkRule: describeNetwork(manager?.config.network ?? "none"),
     answerShape: options.answerShape,
     sandboxDescription: [
-      describeSandbox(build.sandboxInput),
+      describeSandbox(manager?.config ?? {}),
       ...(dataFiles.length > 0 ? [describeDataFilesForPrompt(dataFiles)] : []),
     ].join(". "),
     dataFiles,
@@ -461,15 +459,29 @@ function startShellSession(manager: SandboxManager, what: string): StartingSessi
 }
 
 /**
- * Code-action's sandbox settings with the warm pool on unless the caller set `pool`: one container
- * per program a turn runs at once (`samples`), so the next turn's container is already started.
+ * The agent's sandbox manager: the caller's own, or one made from the settings (parsing them starts
+ * nothing; a wrong key fails here, before Docker is touched). Code-action's is warm by default, each
+ * pooled container with the bridge relay started ahead of need.
  */
-export function withDefaultPool(input: SandboxConfigInput, samples: number): SandboxConfigInput {
-  return input.pool === undefined ? { ...input, pool: Math.max(1, samples) } : input;
+function sandboxManagerFor(
+  options: ParsedOptions,
+  mode: { codeAction: boolean; shellMode: boolean },
+): SandboxManager | undefined {
+  if (options.sandbox instanceof SandboxManager) return options.sandbox;
+  const input: SandboxConfigInput =
+    options.sandbox === undefined || options.sandbox === true ? {} : (options.sandbox as SandboxConfigInput);
+  const logger = options.logger;
+  if (mode.codeAction) {
+    return createCodeActionSandbox(input, {
+      samples: options.codeAction.samples,
+      ...(logger ? { logger } : {}),
+    });
+  }
+  return mode.shellMode ? new SandboxManager(input, logger ? { logger } : {}) : undefined;
 }
 
 /** What the prompt says the sandbox has. */
-function describeSandbox(input: SandboxConfigInput): string {
+function describeSandbox(input: Pick<SandboxConfigInput, "image" | "network">): string {
   const image = input.image ?? DEFAULT_IMAGE;
   const packages =
     image === DATA_IMAGE

@@ -2,6 +2,10 @@ export type { SandboxConfigInput } from "@codeaction/sandbox";
 export { CodeActionAgent } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
+export {
+  type CodeActionSandboxOptions,
+  createCodeActionSandbox,
+} from "./code-action/code-action-sandbox.ts";
 export { type ReplyProgram, readReplyProgram } from "./code-action/extract-program.ts";
 export type {
   OutputFile,

@@ -1,6 +1,6 @@
 import { connectDocker } from "@codeaction/sandbox";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildAgent } from "../src/index.ts";
+import { buildAgent, createCodeActionSandbox } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 
 /** The label the sandbox puts on every container it creates (packages/sandbox/src/labels.ts; not exported). */
@@ -121,5 +121,30 @@ describe("code-action is warm by default (real engine)", () => {
     } finally {
       await agent.close();
     }
+  });
+
+  it("agents built on one createCodeActionSandbox share its warm pool; shutting an agent down leaves the manager working until its owner cleans it up", async () => {
+    const sandbox = createCodeActionSandbox({ pool: 1 });
+    const label = `codeaction.manager-id=${sandbox.managerId}`;
+    const managerContainers = () => docker.listContainers({ all: true, filters: { label: [label] } });
+    try {
+      const first = await buildAgent({ model: onePerTurn(1), pattern: "code-action", sandbox });
+      const second = await buildAgent({ model: onePerTurn(1), pattern: "code-action", sandbox });
+      // One pool for both agents: one warm container, not one per agent.
+      await waitForContainers("one warm container for two agents", (containers) => containers.length === 1);
+      expect((await managerContainers()).length).toBe(1);
+      expect((await first.invoke(ask)).answer).toBe("1");
+      await first.shutdown();
+      // The manager is the caller's: the first agent's shutdown did not close it.
+      expect((await second.invoke(ask)).answer).toBe("1");
+      await second.shutdown();
+      await waitForContainers("the refill of the shared pool", (containers) =>
+        containers.some((container) => container.State === "running"),
+      );
+      expect(sandbox.poolStatus().live).toBeGreaterThanOrEqual(1);
+    } finally {
+      await sandbox.close();
+    }
+    expect(await ownContainers()).toEqual([]);
   });
 });

@@ -1,0 +1,38 @@
+import { type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
+import type { Logger } from "pino";
+import { relayCommand } from "./run-program.ts";
+
+export type CodeActionSandboxOptions = {
+  logger?: Logger;
+  /**
+   * Programs a turn runs at once (codeAction.samples): the default warm pool holds this many
+   * containers, at least one. Ignored when the config sets `pool`.
+   */
+  samples?: number;
+};
+
+/**
+ * Code-action's sandbox settings with the warm pool on unless the caller set `pool`: one container
+ * per program a turn runs at once (`samples`), so the next turn's container is already started.
+ */
+export function withDefaultPool(input: SandboxConfigInput, samples: number): SandboxConfigInput {
+  return input.pool === undefined ? { ...input, pool: Math.max(1, samples) } : input;
+}
+
+/**
+ * A sandbox manager set up for code-action turns, as `buildAgent` makes one: warm by default, each
+ * pooled container with the bridge's relay already started, and an image without python3 refused
+ * by `ready()`. Pass it as `buildAgent({ sandbox })` to share one pool between several agents, or to
+ * start containers before the agent is built; the agents never close it: call `close()`.
+ */
+export function createCodeActionSandbox(
+  config: SandboxConfigInput = {},
+  options: CodeActionSandboxOptions = {},
+): SandboxManager {
+  return new SandboxManager(withDefaultPool(config, options.samples ?? 1), {
+    ...(options.logger ? { logger: options.logger } : {}),
+    warmCommand: relayCommand(),
+    // The bridge's relay and every program run on python3: an image without it is refused.
+    requiredCommands: ["python3"],
+  });
+}
