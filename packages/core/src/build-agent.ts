@@ -291,7 +291,7 @@ type Build = {
  * Builds an agent. Options are checked first (nothing starts on a bad option or a missing model
  * key); code-action and shell mode then need a working Docker sandbox, or the build fails.
  */
-export async function buildAgent<Format extends ResponseFormat | undefined = undefined>(
+export async function buildAgent<const Format extends ResponseFormat | undefined = undefined>(
   input: BuildAgentOptions & { responseFormat?: Format },
 ): Promise<Agent<StructuredOf<Format>>> {
   const options = parseBuildAgentOptions(input);

@@ -41,22 +41,24 @@ export function underlyingChatModel(model: unknown): BaseChatModel | undefined {
 /**
  * `model` with `tools` bound to its chat model, keeping the wrappers around it: a retry still
  * retries, every fallback gets the tools too. Undefined when a model in it cannot call tools.
+ * With `answerSchema`, each chat model whose provider has native structured output for a JSON
+ * Schema (OpenAI's `response_format`) is also asked for its final reply in that shape; the others
+ * are left as they are (the runner checks every reply's text either way).
  */
 export function bindToolsThrough(
   model: ChatModelRunnable,
   tools: Parameters<NonNullable<BaseChatModel["bindTools"]>>[0],
+  answerSchema?: Record<string, unknown>,
 ): ChatModelRunnable | undefined {
-  if (isChatModel(model)) {
-    return typeof model.bindTools === "function" ? (model.bindTools(tools) as ChatModelRunnable) : undefined;
-  }
+  if (isChatModel(model)) return bindChatModel(model, tools, answerSchema);
   if (model instanceof RunnableWithFallbacks) {
-    const primary = bindToolsThrough(model.runnable, tools);
-    const fallbacks = model.fallbacks.map((fallback) => bindToolsThrough(fallback, tools));
+    const primary = bindToolsThrough(model.runnable, tools, answerSchema);
+    const fallbacks = model.fallbacks.map((fallback) => bindToolsThrough(fallback, tools, answerSchema));
     if (!primary || fallbacks.some((fallback) => fallback === undefined)) return undefined;
     return primary.withFallbacks(fallbacks as ChatModelRunnable[]);
   }
   if (model instanceof RunnableBinding) {
-    const bound = bindToolsThrough(model.bound, tools);
+    const bound = bindToolsThrough(model.bound, tools, answerSchema);
     if (!bound) return undefined;
     const fields = {
       bound,
@@ -75,6 +77,33 @@ export function bindToolsThrough(
     return new RunnableBinding(fields);
   }
   return undefined;
+}
+
+/** Providers whose chat completions take `response_format: { type: "json_schema" }`. */
+const jsonSchemaFormatProviders = new Set(["openai", "azure_openai"]);
+
+/** One chat model with the tools (when there are any) and, where it has one, its native answer format. */
+function bindChatModel(
+  model: BaseChatModel,
+  tools: Parameters<NonNullable<BaseChatModel["bindTools"]>>[0],
+  answerSchema: Record<string, unknown> | undefined,
+): ChatModelRunnable | undefined {
+  const native = answerSchema && nativeAnswerFormat(model, answerSchema);
+  const kwargs = native
+    ? ({ response_format: native } as Partial<BaseChatModel["ParsedCallOptions"]>)
+    : undefined;
+  if (tools.length === 0) return kwargs ? (model.withConfig(kwargs) as ChatModelRunnable) : model;
+  if (typeof model.bindTools !== "function") return undefined;
+  return model.bindTools(tools, kwargs) as ChatModelRunnable;
+}
+
+/**
+ * OpenAI's native structured output for the final reply: only for an object at the root (what the
+ * API takes), not strict (strict mode needs every property required), named "answer".
+ */
+function nativeAnswerFormat(model: BaseChatModel, schema: Record<string, unknown>) {
+  if (!jsonSchemaFormatProviders.has(model._llmType()) || schema.type !== "object") return undefined;
+  return { type: "json_schema", json_schema: { name: "answer", schema, strict: false } };
 }
 
 /**

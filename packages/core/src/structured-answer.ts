@@ -5,6 +5,7 @@ import {
   interopSafeParse,
   isInteropZodSchema,
 } from "@langchain/core/utils/types";
+import type { JsonSchemaType } from "./json-schema-type.ts";
 
 /**
  * `responseFormat`: the shape a turn's answer must have, as LangChain's createAgent takes it: a zod
@@ -13,13 +14,22 @@ import {
  */
 export type ResponseFormat = InteropZodType | Record<string, unknown>;
 
-/** The type of `result.structured` for a response format: the schema's output, or unknown. */
-export type StructuredOf<Format> = Format extends InteropZodType ? InferInteropZodOutput<Format> : unknown;
+/**
+ * The type of `result.structured` for a response format: a zod schema's output, the values a
+ * literal JSON Schema accepts (JsonSchemaType), or unknown.
+ */
+export type StructuredOf<Format> = Format extends InteropZodType
+  ? InferInteropZodOutput<Format>
+  : Format extends Record<string, unknown>
+    ? JsonSchemaType<Format>
+    : unknown;
 
 /** A compiled response format: the JSON Schema the model is shown, and the check of an answer. */
 export type AnswerShape = {
   /** The JSON Schema as text, for the prompt. */
   schemaText: string;
+  /** The same JSON Schema as an object, for providers' native structured output. */
+  schema: Record<string, unknown>;
   check(answer: string): AnswerCheck;
 };
 
@@ -34,8 +44,10 @@ const listedProblems = 8;
 /** Compiles `responseFormat`; throws a TypeError naming the fix when it is neither zod nor JSON Schema. */
 export function compileResponseFormat(format: ResponseFormat): AnswerShape {
   if (isInteropZodSchema(format)) {
+    const schema = withoutDialect(toJsonSchema(format)) as Record<string, unknown>;
     return {
-      schemaText: JSON.stringify(withoutDialect(toJsonSchema(format))),
+      schemaText: JSON.stringify(schema),
+      schema,
       check: (answer) => checkParsed(answer, (value) => checkWithZod(format, value)),
     };
   }
@@ -53,8 +65,10 @@ export function compileResponseFormat(format: ResponseFormat): AnswerShape {
   } catch (error) {
     throw new TypeError(`responseFormat is not a usable JSON Schema: ${(error as Error).message}`);
   }
+  const schema = withoutDialect(format as JSONSchema) as Record<string, unknown>;
   return {
-    schemaText: JSON.stringify(withoutDialect(format as JSONSchema)),
+    schemaText: JSON.stringify(schema),
+    schema,
     check: (answer) => checkParsed(answer, (value) => checkWithJsonSchema(validator, value)),
   };
 }

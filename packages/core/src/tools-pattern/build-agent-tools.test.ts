@@ -117,5 +117,74 @@ describe("buildAgent with the tools pattern", () => {
         tool_calls: [expect.objectContaining({ id: "call_lyon" })],
       });
     });
+
+    it("asks OpenAI for the answer's shape natively (response_format json_schema) with the tools, and still checks the reply", async () => {
+      fixture = await startOpenAIFixture({
+        replies: [
+          { toolCalls: [{ name: "lookup_city", args: { city: "Lyon" }, id: "call_lyon" }] },
+          '{"city": "Lyon", "population": "many"}',
+          '{"city": "Lyon", "population": 522000}',
+        ],
+      });
+      const model = new ChatOpenAI({
+        model: "gpt-5-mini",
+        apiKey: "test",
+        configuration: { baseURL: fixture.baseURL },
+      });
+      const answer = z.object({ city: z.string(), population: z.number() });
+      await using agent = await buildAgent({ model, extraTools: [lookupCity], responseFormat: answer });
+      const result = await agent.invoke({ messages: [{ role: "user", content: "Lyon?" }] });
+
+      expect(result.structured).toEqual({ city: "Lyon", population: 522000 });
+      expect(fixture.requests).toHaveLength(3);
+      for (const { body } of fixture.requests) {
+        expect(body.tools).toHaveLength(1);
+        expect(body.response_format).toEqual({
+          type: "json_schema",
+          json_schema: {
+            name: "answer",
+            strict: false,
+            schema: expect.objectContaining({ type: "object", required: ["city", "population"] }),
+          },
+        });
+      }
+      // The native format is a request, not a guarantee: the wrong reply was sent back by path.
+      const messages = fixture.requests[2]?.body.messages as
+        | Array<{ role: string; content: string }>
+        | undefined;
+      const repair = messages?.at(-1);
+      expect(repair?.role).toBe("user");
+      expect(repair?.content).toContain("population");
+    });
+
+    it("keeps to the text check where the API would refuse the native format: an answer that is not an object", async () => {
+      fixture = await startOpenAIFixture({ replies: ["[1, 2, 3]"] });
+      const model = new ChatOpenAI({
+        model: "gpt-5-mini",
+        apiKey: "test",
+        configuration: { baseURL: fixture.baseURL },
+      });
+      await using agent = await buildAgent({ model, responseFormat: z.array(z.number()) });
+      const result = await agent.invoke("Three numbers?");
+      expect(result.structured).toEqual([1, 2, 3]);
+      expect(fixture.requests[0]?.body.response_format).toBeUndefined();
+    });
+
+    it("asks for the native format with no tools too, through a withRetry wrapper", async () => {
+      fixture = await startOpenAIFixture({ replies: ['{"total": 7}'] });
+      const model = new ChatOpenAI({
+        model: "gpt-5-mini",
+        apiKey: "test",
+        configuration: { baseURL: fixture.baseURL },
+      }).withRetry({ stopAfterAttempt: 2 });
+      const schema = { type: "object", properties: { total: { type: "number" } }, required: ["total"] };
+      await using agent = await buildAgent({ model, responseFormat: schema });
+      const result = await agent.invoke("Total?");
+      expect(result.structured).toEqual({ total: 7 });
+      expect(fixture.requests[0]?.body.response_format).toMatchObject({
+        type: "json_schema",
+        json_schema: { name: "answer", schema },
+      });
+    });
   });
 });

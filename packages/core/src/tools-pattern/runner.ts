@@ -65,7 +65,13 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
     throw new RangeError(`maxIterations must be a whole number of at least 1, got ${maxIterations}.`);
   }
   const catalog = createToolCatalog(tools);
-  const withTools = catalog.definitions.length > 0 ? bindToolsThrough(model, catalog.definitions) : model;
+  // Tools, and the answer's shape where the provider takes it natively (checked as text either way).
+  const withTools =
+    catalog.definitions.length > 0
+      ? bindToolsThrough(model, catalog.definitions, answerShape?.schema)
+      : answerShape
+        ? (bindToolsThrough(model, [], answerShape.schema) ?? model)
+        : model;
   if (!withTools) throw new ToolCallingUnsupportedError({ modelName: modelName(model) });
   const bound: ChatModelRunnable = withTools;
   const availableTools = [...catalog.byModelName.keys()];
