@@ -36,6 +36,7 @@ export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { ToolInputError } from "./errors/tool-input-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
+export type { JsonSchemaType } from "./json-schema-type.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/on-demand.ts";
 export type { ChatModelRunnable } from "./model.ts";

@@ -42,7 +42,8 @@ export type ToolCallRecord = {
   /**
    * "ok" | "error" (the tool threw, or its result had no Python form or was over maxResultBytes) |
    * "denied" | "limit" (over maxToolCalls) | "unknown-tool" | "invalid" (a malformed or oversized
-   * request, unknown keys, arguments the schema refused) | "cancelled" (the program ended first)
+   * request, unknown keys, arguments the schema refused) | "cancelled" (the program ended first, or
+   * the turn was cancelled while the tool ran)
    */
   status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid" | "cancelled";
   durationMs: number;

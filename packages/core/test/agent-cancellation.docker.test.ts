@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { AbortError, buildAgent } from "../src/index.ts";
+import { AbortError, buildAgent, createCodeActionSandbox } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { containersOfThisProcess, programReply } from "./helpers.ts";
 import { RunRecorder } from "./run-recorder.ts";
@@ -146,4 +146,51 @@ describe("cancelling a code-action turn against the real engine", () => {
     for await (const event of await agent.stream("sleep")) if (event.type === "program-start") break;
     expect(containersOfThisProcess()).toEqual([]);
   });
+
+  test("abort while waiting for a pool slot: the waiting turn leaves the line at once, the turn holding the slot goes on", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = false;
+    const hold = tool(
+      async () => {
+        holding = true;
+        await held;
+        return "released";
+      },
+      { name: "hold", description: "Waits until released.", schema: z.object({}) },
+    );
+    // One live container at most: the second turn must wait in line for the first one's slot.
+    const sandbox = createCodeActionSandbox({ pool: 0, maxConcurrent: 1 });
+    try {
+      const model = new ScriptedChatModel([
+        programReply('from codeaction_tools import hold\nprint("RESULT:", hold())'),
+        sleeper,
+      ]);
+      await using agent = await buildAgent({ model, pattern: "code-action", sandbox, extraTools: [hold] });
+      const first = agent.invoke("hold the slot");
+      await waitUntil("the first turn's program holds the only slot", () => holding);
+      const controller = new AbortController();
+      const second = agent.invoke("wait for a slot", { signal: controller.signal });
+      await waitUntil("the second turn waiting in line", () => sandbox.poolStatus().waiting === 1);
+      controller.abort(new Error("client disconnected"));
+      const error = await second.catch((thrown: unknown) => thrown);
+      expect(AbortError.isInstance(error)).toBe(true);
+      expect(sandbox.poolStatus()).toMatchObject({ waiting: 0, live: 1 });
+      release();
+      expect((await first).answer).toBe("released");
+    } finally {
+      release();
+      await sandbox.cleanupAll();
+    }
+    expect(containersOfThisProcess()).toEqual([]);
+  });
 });
+
+/** Polls `check` every 50 ms; fails naming `what` after 90 s (a loaded machine is slow, never wrong). */
+async function waitUntil(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

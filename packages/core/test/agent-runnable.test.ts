@@ -135,6 +135,27 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     expect((error as AbortError).message).toContain("client went away");
   });
 
+  it("an AbortError carries the tool calls made before the abort, the interrupted one marked cancelled", async () => {
+    const waiting = waitingTool();
+    const model = new ScriptedChatModel([
+      { toolCalls: [{ name: "add", args: { a: 2, b: 3 } }] },
+      { toolCalls: [{ name: "wait_forever", args: {} }] },
+    ]);
+    await using agent = await buildAgent({ model, extraTools: [add(), waiting.tool] });
+    const controller = new AbortController();
+    const turn = agent.invoke("add, then wait", { signal: controller.signal });
+    await waiting.firstStart;
+    controller.abort(new Error("client went away"));
+    const error = (await turn.catch((thrown: unknown) => thrown)) as AbortError;
+    expect(AbortError.isInstance(error)).toBe(true);
+    expect(error.toolCalls.map((call) => [call.tool, call.status])).toEqual([
+      ["add", "ok"],
+      ["wait_forever", "cancelled"],
+    ]);
+    expect(error.attempts).toEqual([]);
+    expect(error.message).toContain("after 2 tool call(s)");
+  });
+
   it("cancels a running tool call: the tool gets the signal and has stopped when invoke rejects; the next turn works", async () => {
     const waiting = waitingTool();
     const model = new ScriptedChatModel([{ toolCalls: [{ name: "wait_forever", args: {} }] }, "second turn"]);

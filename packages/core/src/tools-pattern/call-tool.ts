@@ -87,6 +87,8 @@ export async function callTool(call: {
     // Shell mode's container could not start: nothing the model can repair, so the turn fails.
     if (SandboxUnavailableError.isInstance(thrown)) throw thrown;
     const error = thrown instanceof Error ? thrown.message : String(thrown);
+    // A tool that stops because the turn was cancelled did not fail: the record says so.
+    if (call.signal?.aborted) return finish("cancelled", `Error: ${error}`, { error });
     return finish(isInvalidInput(thrown) ? "invalid" : "error", `Error: ${error}`, { error });
   }
 }

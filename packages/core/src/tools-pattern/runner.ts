@@ -81,15 +81,22 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
     async *stream(messages, runId, run = {}) {
       const { controller, unlink } = linkedController(run.signal);
       const tracker = trackToolCalls(tools, run.callbacks);
+      // The calls made so far, kept here so that an abort can report them.
+      const toolCalls: ToolCallRecord[] = [];
       let answered = false;
       try {
-        const result = yield* loop(messages, runId, { ...run, signal: controller.signal, tracker });
+        const result = yield* loop(messages, runId, {
+          ...run,
+          signal: controller.signal,
+          tracker,
+          toolCalls,
+        });
         answered = true;
         return result;
       } catch (error) {
         if (!controller.signal.aborted) throw error;
         await tracker.settled();
-        throw new AbortError({ runId, attempts: [], cause: controller.signal.reason });
+        throw new AbortError({ runId, attempts: [], toolCalls, cause: controller.signal.reason });
       } finally {
         unlink();
         if (!answered) controller.abort(new Error("the stream was left before the answer"));
@@ -101,15 +108,14 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
   async function* loop(
     messages: BaseMessage[],
     runId: string,
-    run: TurnRunOptions & { signal: AbortSignal; tracker: ToolCallTracker },
+    run: TurnRunOptions & { signal: AbortSignal; tracker: ToolCallTracker; toolCalls: ToolCallRecord[] },
   ): AsyncGenerator<AgentEvent, AgentResult> {
     {
-      const { signal, tracker } = run;
+      const { signal, tracker, toolCalls } = run;
       const started = performance.now();
       const tracked = new Map(tracker.tools.map((tool) => [tool.name, tool]));
       const logger = options.logger?.child({ runId, component: "tools-pattern" });
       const conversation = [...messages];
-      const toolCalls: ToolCallRecord[] = [];
       const usages: Array<ReturnType<typeof usageOf>> = [];
       let callCount = 0;
 
