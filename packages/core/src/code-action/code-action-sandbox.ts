@@ -2,6 +2,7 @@ import { type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import { relayCommand } from "./run-program.ts";
 
+/** Options of `createCodeActionSandbox` beyond its sandbox settings. */
 export type CodeActionSandboxOptions = {
   logger?: Logger;
   /**
