@@ -179,15 +179,26 @@ async function runInContainer(
         : noFiles;
     return { run, files, containerStartMs };
   } finally {
-    // Removal is off the critical path: the answer does not wait for it, close() does (and an
-    // aborted turn does, with the tool calls still running).
-    const removal = session.close().catch((error: unknown) => {
-      logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
-    });
-    options.trackRemoval?.(removal);
-    trackCleanup(context, removal);
-    trackCleanup(context, tracker.settled());
+    releaseContainer(context, session, tracker.settled(), logger);
   }
+}
+
+/**
+ * Starts the container's removal, off the critical path: the answer does not wait for it, the
+ * agent's close() does (and an aborted turn does, with the attempt's tool calls still running).
+ */
+function releaseContainer(
+  context: TurnContext,
+  session: SandboxSession,
+  toolCallsSettled: Promise<unknown>,
+  logger: Logger | undefined,
+): void {
+  const removal = session.close().catch((error: unknown) => {
+    logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
+  });
+  context.options.trackRemoval?.(removal);
+  trackCleanup(context, removal);
+  trackCleanup(context, toolCallsSettled);
 }
 
 /** The record of a program that ran; a RESULT that fails the response format makes it "invalid-result". */
