@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { renderStubsModule } from "../code-action/python-stubs.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { previewCharacters } from "./bounded-value.ts";
@@ -112,6 +112,50 @@ except ToolError as error:
     expect(run.toolCalls[0]?.resultBytes).toBeGreaterThan(65536);
     // About 64 KiB worth of rows were looked at (each is at least 16 bytes), not 100,000.
     expect(reads.reads).toBeLessThan(6000);
+  });
+
+  test("requests past maxToolCalls are refused unparsed, and still name their tool", async () => {
+    const { tool, calls } = echoTool();
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const run = await runLocally({
+        program: `
+from codeaction_tools import _call
+payload = "{}" * (512 * 1024 - 64)
+seen = []
+for index in range(6):
+    try:
+        _call("echo", {"value": payload})
+        seen.append("ok")
+    except Exception as error:
+        seen.append(type(error).__name__)
+print("RESULT:", ",".join(seen))
+`,
+        stubsSource: renderStubsModule([tool]),
+        tools: [tool],
+        maxToolCalls: 2,
+      });
+      expect(run.status, run.stderr).toBe("tool-limit");
+      expect(run.result).toBe(
+        "ok,ok,ToolCallLimitExceeded,ToolCallLimitExceeded,ToolCallLimitExceeded,ToolCallLimitExceeded",
+      );
+      expect(calls).toHaveLength(2);
+      expect(run.toolCalls.map((call) => [call.tool, call.status])).toEqual([
+        ["echo", "ok"],
+        ["echo", "ok"],
+        ["echo", "limit"],
+        ["echo", "limit"],
+        ["echo", "limit"],
+        ["echo", "limit"],
+      ]);
+      // Only the two calls under the cap had their 1 MiB request parsed on the host.
+      const largeParses = parse.mock.calls.filter(
+        ([text]) => typeof text === "string" && text.length > 512 * 1024,
+      );
+      expect(largeParses).toHaveLength(2);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   test("small arguments and results are still kept whole", async () => {

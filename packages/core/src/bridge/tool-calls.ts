@@ -98,21 +98,20 @@ export class ToolCalls {
       this.#reply(id, failure("ToolError", `request ${id} was already answered; every call needs a new id`));
       return;
     }
-    const parsed: ReturnType<typeof parseToolRequest> = refused
-      ? { ok: false, reason: refused }
-      : parseToolRequest(id, body, { maxBytes: this.#options.maxRequestBytes });
-    const call: CallStart = {
-      id,
-      tool: parsed.ok ? parsed.request.tool : (parsed.tool ?? ""),
-      startedAt: performance.now(),
-      requestBytes: body.length,
-    };
+    const call: CallStart = { id, tool: "", startedAt: performance.now(), requestBytes: body.length };
     this.#calls += 1;
     if (this.#calls > this.#options.maxToolCalls) {
+      // Past the cap a request is not parsed (a flood of large ones would cost the host a copy
+      // each): its record names the tool as the stub writes it, near the start.
+      call.tool = toolNameNearStart(body);
       this.#limitHit = true;
       const message = `the run may make at most ${this.#options.maxToolCalls} tool calls (maxToolCalls); this call was not made`;
       return this.#refuse(call, "limit", failure("ToolCallLimitExceeded", message));
     }
+    const parsed: ReturnType<typeof parseToolRequest> = refused
+      ? { ok: false, reason: refused }
+      : parseToolRequest(id, body, { maxBytes: this.#options.maxRequestBytes });
+    call.tool = parsed.ok ? parsed.request.tool : (parsed.tool ?? "");
     this.#seen.add(id);
     if (!parsed.ok)
       return this.#refuse(call, "invalid", failure("ToolError", `invalid tool call: ${parsed.reason}`));
@@ -271,6 +270,13 @@ export class ToolCalls {
     const parts = body === undefined ? ['{"ok":true,"value":', valueJson ?? "null", "}"] : [body];
     this.#options.send(headerFrameParts(hostFrame.answer, { id }, parts));
   }
+}
+
+/** The tool a request names in its first kilobyte (where the stub writes it), or "". */
+function toolNameNearStart(body: Buffer): string {
+  const start = body.subarray(0, 1024).toString("utf8");
+  const match = /"tool"\s*:\s*"([^"\\]{1,200})"/.exec(start);
+  return match?.[1] ?? "";
 }
 
 function failure(type: ErrorType, message: string): Response {
