@@ -1,35 +1,34 @@
 import type { SandboxSession } from "@codeaction/sandbox";
-import type { Logger } from "pino";
-import { type BridgeOutcome, type RelayProcess, runBridge } from "../bridge/host-bridge.ts";
+import {
+  type BridgeOptions,
+  type BridgeOutcome,
+  type RelayProcess,
+  runBridge,
+} from "../bridge/host-bridge.ts";
 import { relaySource, toolsModuleSource } from "../bridge/python-sources.ts";
-import type { ToolSpec } from "../tool-spec.ts";
-import type { AgentEvent, ApprovalHook, AttemptStatus, OutputBytes, ToolCallRecord } from "../types.ts";
+import type { AttemptStatus, OutputBytes, ToolCallRecord } from "../types.ts";
 
-export type RunProgramOptions = {
+/** A run's settings: the bridge's own (see BridgeOptions), the container, and the program's stubs. */
+export type RunProgramOptions = Pick<
+  BridgeOptions,
+  | "program"
+  | "tools"
+  | "runId"
+  | "execTimeout"
+  | "maxToolCalls"
+  | "maxOutputBytes"
+  | "maxRequestBytes"
+  | "approval"
+  | "logger"
+  | "onEvent"
+  | "signal"
+> & {
   /** A fresh, started container (one per run). */
   session: SandboxSession;
-  /** The model's Python program. */
-  program: string;
   /** Python source of the stub functions, inserted into the `codeaction_tools` module. */
   stubsSource: string;
-  /** The tools the program may call, by their original names. */
-  tools: ToolSpec[];
-  runId: string;
-  /** Seconds of program time; time waiting for approval does not count. */
-  execTimeout: number;
-  /** Every call counts, failed and unknown ones too. */
-  maxToolCalls: number;
-  /** Per stream; default 1 MiB. */
-  maxOutputBytes?: number;
-  /** Largest request a program may send; default 1 MiB. */
-  maxRequestBytes?: number;
-  /** Largest result (JSON bytes) handed back to the program; default 16 MiB. */
+  /** Largest result (JSON bytes) handed back to the program; default 16 MiB (the bridge's maxResponseBytes). */
   maxResultBytes?: number;
-  approval?: ApprovalHook;
-  logger?: Logger;
-  /** Receives `tool-call` and `tool-result` events as they happen. */
-  onEvent?: (event: AgentEvent) => void;
-  signal?: AbortSignal;
 };
 
 /** The statuses a run can end with. */
