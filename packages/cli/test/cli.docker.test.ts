@@ -2,8 +2,11 @@ import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repositoryRoot, runCli } from "./run-cli.ts";
+import { binPath, repositoryRoot, runCli } from "./run-cli.ts";
+
+const execFileAsync = promisify(execFile);
 
 // The command line as a user runs it: spawned processes, real containers on the real engine, a
 // replayed model. Each spawned command removes its own containers before it exits.
@@ -271,5 +274,48 @@ describe("codeaction image build", () => {
         /^codeaction\/python:3\.11-data is current \(recipe [0-9a-f]{16}\); nothing to build/,
       ),
     ]);
+    expect(run.stderr).toBe("");
   });
+
+  it("follows a build's steps on a terminal, says one line in a pipe, nothing with --quiet, and shows the log of a failed build", async () => {
+    // Its own image: the recipe's Dockerfile FROM the base image already here (no registry, a few seconds).
+    const tag = `codeaction-test/build-progress:${process.pid}`;
+    const args = ["image", "build", "--base-image", "codeaction/python:3.11", "--tag", tag];
+    try {
+      const command = [process.execPath, binPath, ...args].map((part) => `'${part}'`).join(" ");
+      // `script` gives the CLI a pseudo-terminal for stdout and stderr (both arrive as stdout here).
+      const onTerminal = await runCli([], {
+        timeoutMs: 300_000,
+        command: ["script", "-qefc", command, "/dev/null"],
+      });
+      expect(onTerminal.exitCode, onTerminal.stdout).toBe(0);
+      expect(onTerminal.stdout).toContain(`building ${tag}: step 6 of 12: RUN `);
+      expect(onTerminal.stdout).toMatch(
+        new RegExp(`\\r\\u001b\\[K${tag} built \\(dockerfile, recipe [0-9a-f]{16}\\) in `),
+      );
+      const piped = await runCli(args, { timeoutMs: 300_000 });
+      expect(piped.exitCode, piped.stderr).toBe(0);
+      expect(piped.stderr).toBe(`[codeaction] building ${tag} (its log is shown if it fails)\n`);
+      expect(piped.stdout).toMatch(
+        new RegExp(`^${tag} built \\(dockerfile, recipe [0-9a-f]{16}\\) in [\\d.]+s\\n$`),
+      );
+      const quiet = await runCli([...args, "--quiet"], { timeoutMs: 300_000 });
+      expect(quiet.exitCode, quiet.stderr).toBe(0);
+      expect(quiet.stderr).toBe("");
+      expect(quiet.stdout).toContain(`${tag} built`);
+    } finally {
+      await execFileAsync("docker", ["rmi", tag]).catch(() => {});
+    }
+    // A base the engine refuses (no pull, nothing built): the error, after the log so far.
+    const failed = await runCli(
+      ["image", "build", "--base-image", "codeaction-test/Not-Lowercase:0", "--tag", tag, "--quiet"],
+      { timeoutMs: 300_000 },
+    );
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stdout).toBe("");
+    expect(failed.stderr).toContain(`build log of ${tag}:\n`);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own text
+    expect(failed.stderr).toContain("  Step 2/12 : FROM ${BASE}\n");
+    expect(failed.stderr).toMatch(/^codeaction: docker build of .* failed: invalid reference format/m);
+  }, 900_000);
 });

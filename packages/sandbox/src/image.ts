@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { access, copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import { statusCodeOf } from "./docker-operations.ts";
@@ -285,17 +285,20 @@ export async function buildDebootstrapImage(recipe: DebootstrapImageRecipe): Pro
   const root = join(work, "rootfs");
   try {
     const packages = recipe.debianPackages.join(",");
-    progress(`${name}: debootstrap --variant=minbase --include=${packages} ${DEBIAN_SUITE} (about a minute)`);
+    // The same "Step N/M : ..." lines a Dockerfile build reports, so one reader follows both paths.
+    progress(
+      `Step 1/3 : debootstrap --variant=minbase --include=${packages} ${DEBIAN_SUITE} (about a minute)`,
+    );
     await run(
       "debootstrap",
       ["--variant=minbase", `--include=${packages}`, DEBIAN_SUITE, root, mirror],
       progress,
     );
     await copyFile(recipe.additionsScript, join(root, "tmp/additions.sh"));
-    progress(`${name}: applying ${recipe.additionsScript}`);
+    progress(`Step 2/3 : sh ${basename(recipe.additionsScript)} in a chroot of the tree`);
     await run("chroot", [root, "/bin/sh", "/tmp/additions.sh"], progress);
     await rm(join(root, "tmp/additions.sh"));
-    progress(`${name}: docker import`);
+    progress(`Step 3/3 : docker import of the tree as ${name}`);
     const tar = spawn("tar", ["--numeric-owner", "-C", root, "-c", "."], {
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -327,6 +330,7 @@ function splitName(name: string): [string, string] {
   return at > name.lastIndexOf("/") ? [name.slice(0, at), name.slice(at + 1)] : [name, "latest"];
 }
 
+/** Runs a build step, passing each line it prints to `progress`; its last 20 lines go in the error when it fails. */
 function run(command: string, args: string[], progress: (line: string) => void): Promise<void> {
   return new Promise((done, fail) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
@@ -334,6 +338,7 @@ function run(command: string, args: string[], progress: (line: string) => void):
     const collect = (chunk: Buffer) => {
       for (const line of chunk.toString().split("\n")) {
         if (!line.trim()) continue;
+        progress(line);
         tail.push(line);
         if (tail.length > 20) tail.shift();
       }
@@ -343,7 +348,6 @@ function run(command: string, args: string[], progress: (line: string) => void):
     child.on("error", (error) => fail(new ImageBuildError(`${command} could not start: ${error.message}`)));
     child.on("close", (code) => {
       if (code === 0) return done();
-      progress(tail.join("\n"));
       fail(new ImageBuildError(`${command} ${args.join(" ")} failed (exit ${code}):\n${tail.join("\n")}`));
     });
   });
