@@ -52,8 +52,53 @@ export type ProgramRunner = {
  * sandbox first (ready()), so a missing engine or image fails here with SandboxUnavailableError.
  */
 export async function createProgramRunner(options: ProgramRunnerOptions): Promise<ProgramRunner> {
-  const execTimeout = options.execTimeout ?? 120;
-  const maxToolCalls = options.maxToolCalls ?? 50;
+  const runner: RunnerState = {
+    options,
+    manager: await readyManager(options),
+    stubsSource: renderStubsModule(options.tools),
+    execTimeout: options.execTimeout ?? 120,
+    maxToolCalls: options.maxToolCalls ?? 50,
+    pendingRemovals: new Set(),
+  };
+  let closing: Promise<void> | undefined;
+
+  const run: ProgramRunner["run"] = async (program, runOptions = {}) => {
+    if (closing) throw new TypeError("this program runner was shut down; create a new one");
+    return runInFreshContainer(runner, program, runOptions);
+  };
+
+  const close = () => {
+    closing ??= (async () => {
+      await Promise.allSettled([...runner.pendingRemovals]);
+      await runner.manager.close();
+    })();
+    return closing;
+  };
+
+  return {
+    tools: options.tools,
+    stubSignatures: renderStubSignatures(options.tools),
+    execTimeout: runner.execTimeout,
+    maxToolCalls: runner.maxToolCalls,
+    run,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/** What every run of one runner shares. */
+type RunnerState = {
+  options: ProgramRunnerOptions;
+  manager: SandboxManager;
+  stubsSource: string;
+  execTimeout: number;
+  maxToolCalls: number;
+  /** Container removals still running, awaited by close(). */
+  pendingRemovals: Set<Promise<void>>;
+};
+
+/** A sandbox manager whose engine and image answered; else SandboxUnavailableError. */
+async function readyManager(options: ProgramRunnerOptions): Promise<SandboxManager> {
   const manager = new SandboxManager(options.sandbox ?? { network: "none" }, {
     ...(options.logger ? { logger: options.logger } : {}),
     warmCommand: relayCommand(),
@@ -64,56 +109,41 @@ export async function createProgramRunner(options: ProgramRunnerOptions): Promis
     await manager.close().catch(() => undefined);
     throw new SandboxUnavailableError({ what: "running a program", cause: error });
   }
-  const stubsSource = renderStubsModule(options.tools);
-  const pendingRemovals = new Set<Promise<void>>();
-  let closing: Promise<void> | undefined;
+  return manager;
+}
 
-  const run: ProgramRunner["run"] = async (program, runOptions = {}) => {
-    if (closing) throw new TypeError("this program runner was shut down; create a new one");
-    const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    const logger = options.logger?.child({ runId });
-    const started = performance.now();
-    const session: SandboxSession = await manager.createSession(logger ? { logger } : {});
-    const containerStartMs = Math.round(performance.now() - started);
-    try {
-      const outcome = await runProgram({
-        session,
-        program,
-        stubsSource,
-        tools: options.tools,
-        runId,
-        execTimeout,
-        maxToolCalls,
-        ...(options.approval ? { approval: options.approval } : {}),
-        ...(logger ? { logger } : {}),
-        ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
-        ...(runOptions.signal ? { signal: runOptions.signal } : {}),
-      });
-      return { ...outcome, runId, containerStartMs };
-    } finally {
-      const removal = session.close().catch((error: unknown) => {
-        logger?.warn({ error }, "could not remove a program's container; the sandbox sweep will");
-      });
-      pendingRemovals.add(removal);
-      void removal.finally(() => pendingRemovals.delete(removal));
-    }
-  };
-
-  const close = () => {
-    closing ??= (async () => {
-      await Promise.allSettled([...pendingRemovals]);
-      await manager.close();
-    })();
-    return closing;
-  };
-
-  return {
-    tools: options.tools,
-    stubSignatures: renderStubSignatures(options.tools),
-    execTimeout,
-    maxToolCalls,
-    run,
-    close,
-    [Symbol.asyncDispose]: close,
-  };
+/** One program in a fresh container; the container's removal is started, not awaited. */
+async function runInFreshContainer(
+  runner: RunnerState,
+  program: string,
+  runOptions: { onEvent?: (event: AgentEvent) => void; signal?: AbortSignal },
+): Promise<ProgramRunResult> {
+  const { options, pendingRemovals } = runner;
+  const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const logger = options.logger?.child({ runId });
+  const started = performance.now();
+  const session: SandboxSession = await runner.manager.createSession(logger ? { logger } : {});
+  const containerStartMs = Math.round(performance.now() - started);
+  try {
+    const outcome = await runProgram({
+      session,
+      program,
+      stubsSource: runner.stubsSource,
+      tools: options.tools,
+      runId,
+      execTimeout: runner.execTimeout,
+      maxToolCalls: runner.maxToolCalls,
+      ...(options.approval ? { approval: options.approval } : {}),
+      ...(logger ? { logger } : {}),
+      ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
+      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+    });
+    return { ...outcome, runId, containerStartMs };
+  } finally {
+    const removal = session.close().catch((error: unknown) => {
+      logger?.warn({ error }, "could not remove a program's container; the sandbox sweep will");
+    });
+    pendingRemovals.add(removal);
+    void removal.finally(() => pendingRemovals.delete(removal));
+  }
 }

@@ -39,19 +39,8 @@ export function describeNetwork(setting: "none" | "full" | "restricted" | { allo
 export const defaultSandboxDescription =
   "Python 3.11 with the standard library only (no pandas, no numpy, no pip installs), and no network";
 
+/** The system message (rules, sandbox, tool stubs, instructions) and the user message of a turn. */
 export function buildCodeActionPrompt(options: CodeActionPromptOptions): { system: string; user: string } {
-  const tools = options.stubSignatures.trim()
-    ? [
-        "These functions are already imported in your program (`from codeaction_tools import *` is done for you).",
-        "Call them with keyword arguments. They return Python values (lists, dicts, numbers, strings), not JSON text.",
-        "They run outside the sandbox, on the user's side; they are the only source of data.",
-        "",
-        "```python",
-        options.stubSignatures.trim(),
-        "```",
-      ].join("\n")
-    : "No tool functions are available for this task: compute the answer from the question alone.";
-
   const system = [
     "You answer the user's question by writing ONE complete Python program. The program runs once,",
     "non-interactively, in a sandbox, and its output is the answer. You do not answer in prose.",
@@ -81,24 +70,42 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
       ? ["The JSON Schema of the answer:", "```json", options.resultSchema, "```", ""]
       : []),
     "Functions:",
-    tools,
+    toolsSection(options.stubSignatures),
     ...(options.instructions?.trim()
       ? ["", "Instructions from the user of this agent:", options.instructions.trim()]
       : []),
   ].join("\n");
+  return { system, user: userMessage(options) };
+}
 
+/** The prompt's list of tool functions, or the note that there are none. */
+function toolsSection(stubSignatures: string): string {
+  if (!stubSignatures.trim()) {
+    return "No tool functions are available for this task: compute the answer from the question alone.";
+  }
+  return [
+    "These functions are already imported in your program (`from codeaction_tools import *` is done for you).",
+    "Call them with keyword arguments. They return Python values (lists, dicts, numbers, strings), not JSON text.",
+    "They run outside the sandbox, on the user's side; they are the only source of data.",
+    "",
+    "```python",
+    stubSignatures.trim(),
+    "```",
+  ].join("\n");
+}
+
+/** The user message: the conversation so far, then the question. */
+function userMessage(options: CodeActionPromptOptions): string {
   const history = options.conversation
     .filter((turn) => turn.content.trim())
     .map((turn) => `${turn.role === "user" ? "User" : "Assistant"}: ${turn.content.trim()}`);
-  const user = [
+  return [
     ...(history.length > 0 ? ["The conversation so far:", ...history, ""] : []),
     "Question:",
     options.question.trim(),
     "",
     "Write the program.",
   ].join("\n");
-
-  return { system, user };
 }
 
 export type RepairReportOptions = {

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback, readJson, sendJson } from "./fixture-server.ts";
 import type { ScriptedReply } from "./scripted-chat-model.ts";
 
 /** A request the fixture received: the path and the parsed JSON body. */
@@ -14,8 +14,6 @@ export type OpenAIFixture = {
   close(): Promise<void>;
 };
 
-const maxBodyBytes = 10 * 1024 * 1024;
-
 /**
  * A small local OpenAI-compatible server that plays scripted replies, so a test can drive the real
  * `ChatOpenAI` client over HTTP. Listens on 127.0.0.1 on a random port. Answers
@@ -27,13 +25,7 @@ export async function startOpenAIFixture(options: { replies: ScriptedReply[] }):
   const requests: OpenAIFixtureRequest[] = [];
   let next = 0;
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      sendError(response, 500, `fixture failure: ${error instanceof Error ? error.message : String(error)}`);
-    });
-  });
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     const body = await readJson(request);
     requests.push({ method: request.method ?? "GET", path, body });
@@ -55,47 +47,43 @@ export async function startOpenAIFixture(options: { replies: ScriptedReply[] }):
       return;
     }
     next += 1;
-    const model = typeof body.model === "string" ? body.model : "fixture";
-    const id = `chatcmpl-fixture-${next}`;
-    const { content, toolCalls, usage } = normalize(reply, next);
-    if (body.stream === true) {
-      const includeUsage =
-        (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-      streamReply(response, { id, model, content, toolCalls, usage, includeUsage });
-      return;
-    }
-    sendJson(response, 200, {
-      id,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model,
-      choices: [
-        {
-          index: 0,
-          message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
-          finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
-          logprobs: null,
-        },
-      ],
-      usage,
-    });
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    sendReply(response, body, normalize(reply, next), next);
   };
+
+  const server = await listenOnLoopback(handle, (response, message) => sendError(response, 500, message));
+  return { baseURL: `http://127.0.0.1:${server.port}/v1`, requests, close: server.close };
+}
+
+/** The `number`th reply, as one chat.completion or streamed as the request asks. */
+function sendReply(
+  response: ServerResponse,
+  body: Record<string, unknown>,
+  { content, toolCalls, usage }: ReturnType<typeof normalize>,
+  number: number,
+): void {
+  const model = typeof body.model === "string" ? body.model : "fixture";
+  const id = `chatcmpl-fixture-${number}`;
+  if (body.stream === true) {
+    const includeUsage =
+      (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    streamReply(response, { id, model, content, toolCalls, usage, includeUsage });
+    return;
+  }
+  sendJson(response, 200, {
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+        logprobs: null,
+      },
+    ],
+    usage,
+  });
 }
 
 type ToolCallPayload = { id: string; type: "function"; function: { name: string; arguments: string } };
@@ -181,33 +169,6 @@ function streamReply(
   response.end("data: [DONE]\n\n");
 }
 
-async function readJson(request: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) throw new Error(`request body over ${maxBodyBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (!text) return {};
-  const parsed: unknown = JSON.parse(text);
-  return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
 function sendError(response: ServerResponse, status: number, message: string): void {
-  if (response.headersSent) {
-    response.end();
-    return;
-  }
   sendJson(response, status, { error: { message, type: "invalid_request_error", code: "fixture" } });
 }

@@ -8,13 +8,8 @@ import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 /** What one tool call gives back: the record, and the text the model reads. */
 export type ToolCallOutcome = { record: ToolCallRecord; content: string };
 
-/**
- * Runs one call the model asked for. An unknown tool, a denial, bad input and a failing tool all
- * become text for the model, so the loop can go on. Only a cancelled turn (its signal) ends an
- * approval wait with the signal's reason, and a shell-mode sandbox that could not start
- * (SandboxUnavailableError) fails the turn: nothing the model does can repair it.
- */
-export async function callTool(call: {
+/** One call the model asked for, with what it needs to run. */
+export type ToolCall = {
   id: string;
   /** The tool, or undefined when the model named one that does not exist. */
   tool: ToolSpec | undefined;
@@ -26,14 +21,59 @@ export async function callTool(call: {
   availableTools: string[];
   /** The turn's signal: the approval hook and the tool receive it. */
   signal?: AbortSignal;
-}): Promise<ToolCallOutcome> {
+};
+
+/** Ends a call: its status, the model's text and the record's result or error. */
+type FinishCall = (
+  status: ToolCallRecord["status"],
+  content: string,
+  extra: { result?: unknown; error?: string },
+) => ToolCallOutcome;
+
+/**
+ * Runs one call the model asked for. An unknown tool, a denial, bad input and a failing tool all
+ * become text for the model, so the loop can go on. Only a cancelled turn (its signal) ends an
+ * approval wait with the signal's reason, and a shell-mode sandbox that could not start
+ * (SandboxUnavailableError) fails the turn: nothing the model does can repair it.
+ */
+export async function callTool(call: ToolCall): Promise<ToolCallOutcome> {
+  const { tool, args } = call;
+  const toolName = tool?.name ?? call.name;
+  const finish = callFinisher(call, toolName);
+  if (tool === undefined) {
+    const error = `Unknown tool '${call.name}'. Available tools: ${call.availableTools.join(", ") || "none"}.`;
+    return finish("unknown-tool", `Error: ${error}`, { error });
+  }
+  if (!isPlainObject(args)) {
+    const error = `Invalid input for tool '${toolName}': the arguments must be a JSON object.`;
+    return finish("invalid", `Error: ${error}`, { error });
+  }
+
+  const unknownKeys = findUnknownKeys(tool.inputSchema, args);
+  if (unknownKeys.length > 0) {
+    const error = new ToolInputError({ tool: toolName, issues: describeUnknownKeys(unknownKeys) }).message;
+    return finish("invalid", `Error: ${error}`, { error });
+  }
+
+  if (call.approval) {
+    const denial = await askApproval(call.approval, {
+      tool: toolName,
+      args,
+      runId: call.runId,
+      ...(call.signal ? { signal: call.signal } : {}),
+    });
+    if (denial !== undefined) {
+      const error = `Tool call denied: ${denial}`;
+      return finish("denied", error, { error });
+    }
+  }
+  return invokeTool(tool, { ...call, args }, finish);
+}
+
+/** The call's `finish`: its record, timed from now. */
+function callFinisher(call: ToolCall, toolName: string): FinishCall {
   const started = performance.now();
-  const toolName = call.tool?.name ?? call.name;
-  const finish = (
-    status: ToolCallRecord["status"],
-    content: string,
-    extra: { result?: unknown; error?: string },
-  ): ToolCallOutcome => ({
+  return (status, content, extra) => ({
     record: {
       id: call.id,
       tool: toolName,
@@ -44,44 +84,23 @@ export async function callTool(call: {
     },
     content,
   });
+}
 
-  if (call.tool === undefined) {
-    const error = `Unknown tool '${call.name}'. Available tools: ${call.availableTools.join(", ") || "none"}.`;
-    return finish("unknown-tool", `Error: ${error}`, { error });
-  }
-  if (!isPlainObject(call.args)) {
-    const error = `Invalid input for tool '${toolName}': the arguments must be a JSON object.`;
-    return finish("invalid", `Error: ${error}`, { error });
-  }
-
-  const unknownKeys = findUnknownKeys(call.tool.inputSchema, call.args);
-  if (unknownKeys.length > 0) {
-    const error = new ToolInputError({ tool: toolName, issues: describeUnknownKeys(unknownKeys) }).message;
-    return finish("invalid", `Error: ${error}`, { error });
-  }
-
-  if (call.approval) {
-    const denial = await askApproval(call.approval, {
-      tool: toolName,
-      args: call.args,
-      runId: call.runId,
-      ...(call.signal ? { signal: call.signal } : {}),
-    });
-    if (denial !== undefined) {
-      const error = `Tool call denied: ${denial}`;
-      return finish("denied", error, { error });
-    }
-  }
-
+/** Calls the tool; what it returns or throws becomes the outcome. */
+async function invokeTool(
+  tool: ToolSpec,
+  call: ToolCall & { args: Record<string, unknown> },
+  finish: FinishCall,
+): Promise<ToolCallOutcome> {
   try {
-    const result = await call.tool.invoke(call.args, {
+    const result = await tool.invoke(call.args, {
       runId: call.runId,
       callId: call.id,
       ...(call.signal ? { signal: call.signal } : {}),
     });
     // Strings are the text as they are; every other value is mapped as for a program (tool-value.ts).
     if (typeof result === "string") return finish("ok", result, { result });
-    const encoded = encodeToolValue(result, toolName);
+    const encoded = encodeToolValue(result, tool.name);
     return finish("ok", encoded.text, { result: encoded.record });
   } catch (thrown) {
     // Shell mode's container could not start: nothing the model can repair, so the turn fails.

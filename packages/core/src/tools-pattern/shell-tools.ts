@@ -14,6 +14,13 @@ type CommandResult = Awaited<ReturnType<SandboxSession["execute"]>>;
  */
 export type StartingSession = { config: SandboxConfig; started: Promise<SandboxSession> };
 
+/** What every shell tool shares: the session (when started), its settings and the output cap. */
+type ShellToolContext = {
+  current: () => Promise<SandboxSession>;
+  config: SandboxConfig;
+  outputCap: number;
+};
+
 /**
  * Shell mode: five tools over ONE long-lived sandbox session, started or still starting (so the
  * container can start while the model thinks). The session's container is the caller's to
@@ -28,19 +35,29 @@ export function createShellTools(
   if (!Number.isInteger(outputCap) || outputCap < 1) {
     throw new RangeError(`outputCap must be a whole number of bytes, at least 1, got ${outputCap}.`);
   }
-  const config = source.config;
-  const current = (): Promise<SandboxSession> =>
-    "started" in source ? source.started : Promise.resolve(source);
+  const context: ShellToolContext = {
+    current: () => ("started" in source ? source.started : Promise.resolve(source)),
+    config: source.config,
+    outputCap,
+  };
+  return [
+    execTool(context),
+    readFileTool(context),
+    writeFileTool(context),
+    listFilesTool(context),
+    installPackageTool(context),
+  ];
+}
+
+/** sandbox_exec: one shell command, its exit code and both streams. */
+function execTool({ current, config, outputCap }: ShellToolContext): ToolSpec {
   const { timeout: maxTimeout, workdir } = config;
   // Keep a little more than the cap, so a cut can be seen and measured.
   const streamOptions = { outputCap, captureLimit: Math.max(config.maxOutputBytes, outputCap + 1) };
-  const installOptions = { outputCap, captureLimit: config.maxOutputBytes };
-  const facts = sandboxFacts(config);
-
-  const sandboxExec = shellTool({
+  return shellTool({
     name: "sandbox_exec",
     description:
-      `Run a shell command (/bin/sh -c) in the sandbox container, starting in ${workdir}. ${facts} ` +
+      `Run a shell command (/bin/sh -c) in the sandbox container, starting in ${workdir}. ${sandboxFacts(config)} ` +
       `The command is killed, with every process it started, after \`timeout\` seconds ` +
       `(default and maximum ${maxTimeout}). Returns the exit code, stdout, stderr and the duration; ` +
       `each stream is cut at ${outputCap} bytes, so write large output to a file and look at parts of it.`,
@@ -65,8 +82,12 @@ export function createShellTools(
       return [...lines, ...streams(result, streamOptions)].join("\n");
     },
   });
+}
 
-  const sandboxReadFile = shellTool({
+/** sandbox_read_file: a text file, cut at the cap. */
+function readFileTool({ current, config, outputCap }: ShellToolContext): ToolSpec {
+  const { workdir } = config;
+  return shellTool({
     name: "sandbox_read_file",
     description:
       `Read a text file in the sandbox (relative paths start at ${workdir}; only /workspace and /tmp). ` +
@@ -87,8 +108,12 @@ export function createShellTools(
       return note ? `${text}\n${note}` : text;
     },
   });
+}
 
-  const sandboxWriteFile = shellTool({
+/** sandbox_write_file: a whole text file, folders created. */
+function writeFileTool({ current, config }: ShellToolContext): ToolSpec {
+  const { workdir } = config;
+  return shellTool({
     name: "sandbox_write_file",
     description:
       `Write a text file in the sandbox, replacing it if it exists and creating missing folders. ` +
@@ -103,8 +128,11 @@ export function createShellTools(
       return `Wrote ${Buffer.byteLength(content, "utf8")} bytes to ${posix.resolve(workdir, path)}.`;
     },
   });
+}
 
-  const sandboxListFiles = shellTool({
+/** sandbox_list_files: one folder's entries, cut at the cap. */
+function listFilesTool({ current, config, outputCap }: ShellToolContext): ToolSpec {
+  return shellTool({
     name: "sandbox_list_files",
     description:
       `List the entries of one folder in the sandbox (not recursive): type, size in bytes, name. ` +
@@ -114,7 +142,7 @@ export function createShellTools(
     }),
     async run({ directory }) {
       const entries = await (await current()).listFiles(directory);
-      const folder = posix.resolve(workdir, directory);
+      const folder = posix.resolve(config.workdir, directory);
       if (entries.length === 0) return `${folder} is empty.`;
       const lines = entries.map((entry) =>
         entry.type === "directory"
@@ -128,8 +156,12 @@ export function createShellTools(
       return note ? `${text}\n${note}` : text;
     },
   });
+}
 
-  const sandboxInstallPackage = shellTool({
+/** sandbox_install_package: pip into /workspace/.packages. */
+function installPackageTool({ current, config, outputCap }: ShellToolContext): ToolSpec {
+  const installOptions = { outputCap, captureLimit: config.maxOutputBytes };
+  return shellTool({
     name: "sandbox_install_package",
     description:
       `Install a Python package with pip into /workspace/.packages (already on PYTHONPATH). ` +
@@ -148,13 +180,11 @@ export function createShellTools(
         return [`Installed ${name.trim()} into /workspace/.packages.`, ...output].join("\n");
       const reason =
         result.timedOut || result.oomKilled
-          ? describeCommand(result, maxTimeout)
+          ? describeCommand(result, config.timeout)
           : `exit code ${result.exitCode}`;
       return [`Could not install ${name.trim()} (${reason}).`, ...output].join("\n");
     },
   });
-
-  return [sandboxExec, sandboxReadFile, sandboxWriteFile, sandboxListFiles, sandboxInstallPackage];
 }
 
 /** The size of a file, from its folder's listing; undefined when it cannot be told. */
