@@ -1,4 +1,4 @@
-import type { Agent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
+import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
@@ -50,7 +50,7 @@ Model:
 
 Sandbox:
   --image NAME          the sandbox image (default ${defaultImage})
-  --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+  --data                the data image, ${dataImage} (numpy, pandas)
 
 Output:
   --format F            table, json, csv or text (the answer as the program printed it);
@@ -326,67 +326,78 @@ async function runTurn(
   question: string,
   options: { progress: Progress; context: CliContext; showProgram: boolean; signal?: AbortSignal },
 ): Promise<AgentResult> {
-  const { progress, showProgram } = options;
-  const show = (text: string) => progress.note(text);
-  progress.update("waiting for the model");
+  options.progress.update("waiting for the model");
   const events = await agent.stream(
     { messages: [{ role: "user", content: question }] },
     options.signal ? { signal: options.signal } : {},
   );
   for await (const event of events) {
-    switch (event.type) {
-      case "answer":
-        return event.result;
-      case "program-start":
-        if (showProgram) {
-          show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
-          show(escapeForTerminal(event.program.trimEnd()));
-          show("─".repeat(60));
-        }
-        progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
-        break;
-      case "tool-call":
-        // Code-action tool events name their attempt; in the tools pattern the model itself calls.
-        progress.update(
-          `the ${event.attempt === undefined ? "model" : "program"} called ${escapeForTerminal(event.tool, { keepNewlines: false })}`,
-        );
-        break;
-      case "tool-result":
-        if (showProgram) {
-          show(
-            `tool call ${escapeForTerminal(event.tool, { keepNewlines: false })}: ${event.status}, ${summarize(event)} (${Math.round(event.durationMs)} ms)`,
-          );
-        }
-        progress.update(
-          agent.pattern === "code-action" ? "running the program in the sandbox" : "waiting for the model",
-        );
-        break;
-      case "program-end":
-        if (showProgram) {
-          show(`attempt ${event.attempt}: ${event.status}, exit ${event.exitCode ?? "none"}`);
-          if (event.stdoutTail.trim())
-            show(`stdout:\n${indent(escapeForTerminal(event.stdoutTail.trimEnd()))}`);
-          if (event.stderrTail.trim())
-            show(`stderr:\n${indent(escapeForTerminal(event.stderrTail.trimEnd()))}`);
-        }
-        break;
-      case "data-file-copy":
-        // Shown on a terminal only.
-        progress.count(describeCopy(event));
-        if (event.bytesCopied === event.totalBytes)
-          progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
-        break;
-      case "repair-start":
-        show(
-          `attempt ${event.attempt - 1} failed: ${escapeForTerminal(event.reason, { keepNewlines: false })}; asking the model for a corrected program`,
-        );
-        progress.update("waiting for the model");
-        break;
-      default:
-        break;
-    }
+    if (event.type === "answer") return event.result;
+    reportEvent(event, { ...options, pattern: agent.pattern });
   }
   throw new Error("the agent's stream ended without an answer");
+}
+
+/** One event of a turn on the progress line; with --show-program, the program and its calls too. */
+function reportEvent(
+  event: AgentEvent,
+  options: { progress: Progress; showProgram: boolean; pattern: Agent["pattern"] },
+): void {
+  const { progress, showProgram } = options;
+  const show = (text: string) => progress.note(text);
+  switch (event.type) {
+    case "program-start":
+      if (showProgram) {
+        show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
+        show(escapeForTerminal(event.program.trimEnd()));
+        show("─".repeat(60));
+      }
+      progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
+      break;
+    case "tool-call":
+      // Code-action tool events name their attempt; in the tools pattern the model itself calls.
+      progress.update(
+        `the ${event.attempt === undefined ? "model" : "program"} called ${escapeForTerminal(event.tool, { keepNewlines: false })}`,
+      );
+      break;
+    case "tool-result":
+      if (showProgram) {
+        show(
+          `tool call ${escapeForTerminal(event.tool, { keepNewlines: false })}: ${event.status}, ${summarize(event)} (${Math.round(event.durationMs)} ms)`,
+        );
+      }
+      progress.update(
+        options.pattern === "code-action" ? "running the program in the sandbox" : "waiting for the model",
+      );
+      break;
+    case "program-end":
+      if (showProgram) showProgramEnd(event, show);
+      break;
+    case "data-file-copy":
+      // Shown on a terminal only.
+      progress.count(describeCopy(event));
+      if (event.bytesCopied === event.totalBytes)
+        progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
+      break;
+    case "repair-start":
+      show(
+        `attempt ${event.attempt - 1} failed: ${escapeForTerminal(event.reason, { keepNewlines: false })}; asking the model for a corrected program`,
+      );
+      progress.update("waiting for the model");
+      break;
+    default:
+      break;
+  }
+}
+
+/** How an attempt's program ended, with the tails of its output. */
+function showProgramEnd(
+  event: Extract<AgentEvent, { type: "program-end" }>,
+  show: (text: string) => void,
+): void {
+  show(`attempt ${event.attempt}: ${event.status}, exit ${event.exitCode ?? "none"}`);
+  if (event.stdoutTail.trim()) show(`stdout:\n${indent(escapeForTerminal(event.stdoutTail.trimEnd()))}`);
+  if (event.stderrTail.trim()) show(`stderr:\n${indent(escapeForTerminal(event.stderrTail.trimEnd()))}`);
 }
 
 function showTimings(

@@ -198,6 +198,7 @@ async function checkImages(docker: Dockerode, print: (check: Check) => void): Pr
   });
 }
 
+/** A tiny sandbox container: it starts, and the limits and privilege drops apply inside it. */
 async function checkSandbox(docker: Dockerode, print: (check: Check) => void): Promise<void> {
   const manager = new SandboxManager(
     {
@@ -210,65 +211,74 @@ async function checkSandbox(docker: Dockerode, print: (check: Check) => void): P
     { docker },
   );
   try {
-    const started = performance.now();
-    let output: string;
-    try {
-      const session = await manager.createSession({ deadlineSeconds: 120 });
-      const startMs = performance.now() - started;
-      const result = await session.execute(probeScript, { timeout: 20 });
-      if (result.exitCode !== 0)
-        throw new Error(`the probe command failed (exit ${result.exitCode}): ${result.stderr.trim()}`);
-      output = result.stdout;
-      print({
-        name: "Sandbox",
-        status: "ok",
-        detail: `a container started with every security flag read back (${(startMs / 1000).toFixed(1)} s)`,
-      });
-    } catch (error) {
-      print({
-        name: "Sandbox",
-        status: "fail",
-        detail: `the probe container did not run: ${(error as Error).message}`,
-        fix: "see the message above; `codeaction doctor --debug` shows the full error",
-      });
-      return;
-    }
-    const [memoryLine = "", pidsLine = "", ...rest] = output.trim().split("\n");
-    const status = Object.fromEntries(rest.map((line) => line.split(":").map((part) => part.trim())));
-    const memory = Number(memoryLine.trim());
-    const memoryEnforced = Number.isFinite(memory) && memory <= probeMemoryBytes;
-    const pidsEnforced = pidsLine.trim() === String(probePids);
-    print({
-      name: "Memory limit",
-      status: memoryEnforced ? "ok" : "fail",
-      detail: `asked for ${probeMemoryBytes / 1024 ** 2}M, the container's cgroup says ${memoryLine.trim() || "nothing"}${memoryEnforced ? " (enforced)" : " (NOT enforced)"}`,
-      ...(memoryEnforced
-        ? {}
-        : {
-            fix: "enable the memory cgroup controller (cgroup_enable=memory swapaccount=1 on the kernel command line)",
-          }),
-    });
-    print({
-      name: "Pids limit",
-      status: pidsEnforced ? "ok" : "fail",
-      detail: `asked for ${probePids}, the container's cgroup says ${pidsLine.trim() || "nothing"}${pidsEnforced ? " (enforced)" : " (NOT enforced)"}`,
-      ...(pidsEnforced ? {} : { fix: "enable the pids cgroup controller" }),
-    });
-    const capabilities = status.CapEff ?? "?";
-    const noNewPrivileges = status.NoNewPrivs === "1";
-    const seccomp = status.Seccomp === "2";
-    const dropped = /^0+$/.test(capabilities);
-    print({
-      name: "Privileges",
-      status: dropped && noNewPrivileges ? "ok" : "fail",
-      detail: `capabilities ${dropped ? "none" : capabilities}, no-new-privileges ${noNewPrivileges ? "on" : "OFF"}, seccomp ${seccomp ? "filtering" : (status.Seccomp ?? "?")}`,
-      ...(dropped && noNewPrivileges
-        ? {}
-        : { fix: "update Docker: the engine ignored the sandbox's security flags" }),
-    });
+    const output = await runProbe(manager, print);
+    if (output !== undefined) checkProbeOutput(output, print);
   } finally {
     await manager.close();
   }
+}
+
+/** The probe script's output, or undefined (and a failed check) when the container did not run it. */
+async function runProbe(manager: SandboxManager, print: (check: Check) => void): Promise<string | undefined> {
+  const started = performance.now();
+  try {
+    const session = await manager.createSession({ deadlineSeconds: 120 });
+    const startMs = performance.now() - started;
+    const result = await session.execute(probeScript, { timeout: 20 });
+    if (result.exitCode !== 0)
+      throw new Error(`the probe command failed (exit ${result.exitCode}): ${result.stderr.trim()}`);
+    print({
+      name: "Sandbox",
+      status: "ok",
+      detail: `a container started with every security flag read back (${(startMs / 1000).toFixed(1)} s)`,
+    });
+    return result.stdout;
+  } catch (error) {
+    print({
+      name: "Sandbox",
+      status: "fail",
+      detail: `the probe container did not run: ${(error as Error).message}`,
+      fix: "see the message above; `codeaction doctor --debug` shows the full error",
+    });
+    return undefined;
+  }
+}
+
+/** The limits and privileges as the probe read them inside the container, one check each. */
+function checkProbeOutput(output: string, print: (check: Check) => void): void {
+  const [memoryLine = "", pidsLine = "", ...rest] = output.trim().split("\n");
+  const status = Object.fromEntries(rest.map((line) => line.split(":").map((part) => part.trim())));
+  const memory = Number(memoryLine.trim());
+  const memoryEnforced = Number.isFinite(memory) && memory <= probeMemoryBytes;
+  const pidsEnforced = pidsLine.trim() === String(probePids);
+  print({
+    name: "Memory limit",
+    status: memoryEnforced ? "ok" : "fail",
+    detail: `asked for ${probeMemoryBytes / 1024 ** 2}M, the container's cgroup says ${memoryLine.trim() || "nothing"}${memoryEnforced ? " (enforced)" : " (NOT enforced)"}`,
+    ...(memoryEnforced
+      ? {}
+      : {
+          fix: "enable the memory cgroup controller (cgroup_enable=memory swapaccount=1 on the kernel command line)",
+        }),
+  });
+  print({
+    name: "Pids limit",
+    status: pidsEnforced ? "ok" : "fail",
+    detail: `asked for ${probePids}, the container's cgroup says ${pidsLine.trim() || "nothing"}${pidsEnforced ? " (enforced)" : " (NOT enforced)"}`,
+    ...(pidsEnforced ? {} : { fix: "enable the pids cgroup controller" }),
+  });
+  const capabilities = status.CapEff ?? "?";
+  const noNewPrivileges = status.NoNewPrivs === "1";
+  const seccomp = status.Seccomp === "2";
+  const dropped = /^0+$/.test(capabilities);
+  print({
+    name: "Privileges",
+    status: dropped && noNewPrivileges ? "ok" : "fail",
+    detail: `capabilities ${dropped ? "none" : capabilities}, no-new-privileges ${noNewPrivileges ? "on" : "OFF"}, seccomp ${seccomp ? "filtering" : (status.Seccomp ?? "?")}`,
+    ...(dropped && noNewPrivileges
+      ? {}
+      : { fix: "update Docker: the engine ignored the sandbox's security flags" }),
+  });
 }
 
 /** gVisor is optional: a sandbox under runsc that runs Python is enough (its limits apply to the whole sandbox). */

@@ -1,4 +1,5 @@
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
@@ -32,8 +33,8 @@ Options:
                         raises ToolDenied in the program
   --timeout SECONDS     each program's time limit (default 120)
   --max-tool-calls N    tool calls per program (default 50)
-  --image NAME          the sandbox image (default codeaction/python:3.11)
-  --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+  --image NAME          the sandbox image (default ${DEFAULT_IMAGE})
+  --data                the data image, ${DATA_IMAGE} (numpy, pandas)
   --debug               show stack traces
   -h, --help            show this help
 
@@ -43,34 +44,12 @@ Claude Desktop (claude_desktop_config.json):
 
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
   const command = "mcp";
-  const { values, positionals } = parseCommandArguments(command, args, {
-    ...runnerOptionDefinitions,
-    http: { type: "string" },
-    host: { type: "string" },
-    allow: { type: "string", multiple: true },
-    deny: { type: "string", multiple: true },
-  });
-  if (values.help) {
+  const parsed = parseMcpArguments(args);
+  if (parsed === "help") {
     context.stdout.write(`${mcpHelp}\n`);
     return 0;
   }
-  if (positionals.length > 0)
-    throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(positionals[0])}` });
-  if (
-    (values.server ?? []).length === 0 &&
-    (values.csv ?? []).length === 0 &&
-    (values.file ?? []).length === 0
-  )
-    throw new UsageError({
-      command,
-      message: 'give the tools to serve: --server "CMD", --csv FILE or --file FILE',
-    });
-  const port = numberOption(command, "http", values.http, { minimum: 0, maximum: 65_535 });
-  if (port !== undefined && !Number.isInteger(port))
-    throw new UsageError({ command, message: "--http must be a whole port number" });
-  if (values.host !== undefined && port === undefined)
-    throw new UsageError({ command, message: "--host goes with --http PORT" });
-  const settings = runnerSettings(command, values);
+  const { values, port, settings } = parsed;
 
   // Progress never touches stdout: over stdio it carries JSON-RPC only.
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
@@ -106,6 +85,36 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
     await loaded.close();
   }
   return 0;
+}
+
+/** The command line as mcp's options, the HTTP port (undefined: stdio) and the runner's settings. */
+function parseMcpArguments(args: string[]) {
+  const command = "mcp";
+  const { values, positionals } = parseCommandArguments(command, args, {
+    ...runnerOptionDefinitions,
+    http: { type: "string" },
+    host: { type: "string" },
+    allow: { type: "string", multiple: true },
+    deny: { type: "string", multiple: true },
+  });
+  if (values.help) return "help";
+  if (positionals.length > 0)
+    throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(positionals[0])}` });
+  if (
+    (values.server ?? []).length === 0 &&
+    (values.csv ?? []).length === 0 &&
+    (values.file ?? []).length === 0
+  )
+    throw new UsageError({
+      command,
+      message: 'give the tools to serve: --server "CMD", --csv FILE or --file FILE',
+    });
+  const port = numberOption(command, "http", values.http, { minimum: 0, maximum: 65_535 });
+  if (port !== undefined && !Number.isInteger(port))
+    throw new UsageError({ command, message: "--http must be a whole port number" });
+  if (values.host !== undefined && port === undefined)
+    throw new UsageError({ command, message: "--host goes with --http PORT" });
+  return { values, port, settings: runnerSettings(command, values) };
 }
 
 type Serve = { runner: ProgramRunner; loaded: LoadedTools; context: CliContext; sandboxDescription: string };

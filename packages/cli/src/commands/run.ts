@@ -1,4 +1,5 @@
 import type { AgentEvent, ProgramRunResult } from "@codeaction/core";
+import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
@@ -28,8 +29,8 @@ Options:
   --approve             ask on the terminal before each tool call (default: every call runs)
   --timeout SECONDS     the program's time limit (default 120)
   --max-tool-calls N    tool calls the program may make (default 50)
-  --image NAME          the sandbox image (default codeaction/python:3.11)
-  --data                the data image, codeaction/python:3.11-data (numpy, pandas)
+  --image NAME          the sandbox image (default ${DEFAULT_IMAGE})
+  --data                the data image, ${DATA_IMAGE} (numpy, pandas)
   --quiet               no progress on stderr
   --debug               show stack traces
   -h, --help            show this help

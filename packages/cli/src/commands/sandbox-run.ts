@@ -1,5 +1,6 @@
 import {
   DATA_IMAGE,
+  DEFAULT_IMAGE,
   type ExecResult,
   parseSize,
   type SandboxConfigInput,
@@ -26,8 +27,8 @@ Options:
   --timeout SECONDS    time limit; the program and everything it started are killed (default 120)
   --cpus N             CPU limit (default 2)
   --gvisor             run under gVisor (runsc; needs --network none)
-  --image NAME         the image (default codeaction/python:3.11)
-  --data               the data image, codeaction/python:3.11-data (numpy, pandas)
+  --image NAME         the image (default ${DEFAULT_IMAGE})
+  --data               the data image, ${DATA_IMAGE} (numpy, pandas)
   --debug              show stack traces
   -h, --help           show this help
 
@@ -38,59 +39,22 @@ Examples:
 const programPath = "/workspace/program.py";
 
 export async function sandboxRunCommand(args: string[], context: CliContext): Promise<number> {
-  const command = "sandbox run";
-  const { values, positionals } = parseCommandArguments(command, args, {
-    network: { type: "string" },
-    memory: { type: "string" },
-    timeout: { type: "string" },
-    cpus: { type: "string" },
-    gvisor: { type: "boolean" },
-    image: { type: "string" },
-    data: { type: "boolean" },
-  });
-  if (values.help) {
+  const parsed = parseSandboxRunArguments(args);
+  if (parsed === "help") {
     context.stdout.write(`${sandboxRunHelp}\n`);
     return 0;
   }
-  const [file, ...extra] = positionals;
-  if (file === undefined) throw new UsageError({ command, message: "give the Python file to run" });
-  if (extra.length > 0)
-    throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(extra[0])}` });
-  const network = choiceOption(command, "network", values.network, ["none", "full"] as const) ?? "none";
-  const timeout = numberOption(command, "timeout", values.timeout, { minimum: 1, maximum: 86_400 }) ?? 120;
-  const cpus = numberOption(command, "cpus", values.cpus, { minimum: 0.01, maximum: 256 });
-  if (values.memory !== undefined && parseSize(values.memory) === undefined) {
-    throw new UsageError({
-      command,
-      message: `--memory must be a size such as 256M or 4G, got ${JSON.stringify(values.memory)}`,
-    });
-  }
-  if (values.image !== undefined && values.data) {
-    throw new UsageError({ command, message: "--image and --data cannot be combined" });
-  }
-  if (values.gvisor && network !== "none") {
-    throw new UsageError({ command, message: "--gvisor runs with --network none only" });
-  }
-
+  const { file, config, timeout } = parsed;
   const source = await readProgramFile(file);
-
-  const config: SandboxConfigInput = { network, timeout, ...sandboxImage(values) };
-  if (values.memory !== undefined) {
-    config.memoryLimit = values.memory;
-    // /workspace is a tmpfs that counts toward memory: keep it within the limit.
-    const memoryBytes = parseSize(values.memory)!;
-    if (memoryBytes < 2 * 1024 ** 3) config.diskLimit = Math.max(1024 ** 2, Math.floor(memoryBytes / 2));
-  }
-  if (cpus !== undefined) config.cpuLimit = cpus;
-  if (values.gvisor) config.backend = "gvisor";
-
   const progress = createProgress({ stream: context.stderr });
   const manager = new SandboxManager(config);
   let result: ExecResult;
   try {
     progress.update("connecting to Docker");
     await manager.ready();
-    progress.update(`starting a sandbox (${manager.config.image}${values.gvisor ? ", gVisor" : ""})`);
+    progress.update(
+      `starting a sandbox (${manager.config.image}${config.backend === "gvisor" ? ", gVisor" : ""})`,
+    );
     const session = await manager.createSession();
     progress.update(`running ${file}`);
     await session.writeFile(programPath, source);
@@ -108,6 +72,52 @@ export async function sandboxRunCommand(args: string[], context: CliContext): Pr
   }
   context.stderr.write(`${describeResult(result, { timeout, memory: manager.config.memoryLimit })}\n`);
   return result.exitCode === 0 && !result.timedOut ? 0 : 1;
+}
+
+/** The command line as the file to run, its sandbox settings and time limit; or a UsageError. */
+function parseSandboxRunArguments(
+  args: string[],
+): "help" | { file: string; config: SandboxConfigInput; timeout: number } {
+  const command = "sandbox run";
+  const { values, positionals } = parseCommandArguments(command, args, {
+    network: { type: "string" },
+    memory: { type: "string" },
+    timeout: { type: "string" },
+    cpus: { type: "string" },
+    gvisor: { type: "boolean" },
+    image: { type: "string" },
+    data: { type: "boolean" },
+  });
+  if (values.help) return "help";
+  const [file, ...extra] = positionals;
+  if (file === undefined) throw new UsageError({ command, message: "give the Python file to run" });
+  if (extra.length > 0)
+    throw new UsageError({ command, message: `unexpected argument ${JSON.stringify(extra[0])}` });
+  const network = choiceOption(command, "network", values.network, ["none", "full"] as const) ?? "none";
+  const timeout = numberOption(command, "timeout", values.timeout, { minimum: 1, maximum: 86_400 }) ?? 120;
+  const cpus = numberOption(command, "cpus", values.cpus, { minimum: 0.01, maximum: 256 });
+  const memoryBytes = values.memory === undefined ? undefined : parseSize(values.memory);
+  if (values.memory !== undefined && memoryBytes === undefined) {
+    throw new UsageError({
+      command,
+      message: `--memory must be a size such as 256M or 4G, got ${JSON.stringify(values.memory)}`,
+    });
+  }
+  if (values.image !== undefined && values.data) {
+    throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  if (values.gvisor && network !== "none") {
+    throw new UsageError({ command, message: "--gvisor runs with --network none only" });
+  }
+  const config: SandboxConfigInput = { network, timeout, ...sandboxImage(values) };
+  if (values.memory !== undefined && memoryBytes !== undefined) {
+    config.memoryLimit = values.memory;
+    // /workspace is a tmpfs that counts toward memory: keep it within the limit.
+    if (memoryBytes < 2 * 1024 ** 3) config.diskLimit = Math.max(1024 ** 2, Math.floor(memoryBytes / 2));
+  }
+  if (cpus !== undefined) config.cpuLimit = cpus;
+  if (values.gvisor) config.backend = "gvisor";
+  return { file, config, timeout };
 }
 
 /** --image NAME or --data as sandbox settings. */

@@ -86,7 +86,38 @@ export function loaderName(table: CsvTable): string {
  */
 export function csvTool(table: CsvTable, options: { name?: string; dataPath?: string } = {}) {
   const pageSize = rowsPerCall(table);
-  const schema = z.object({
+  const queued = pageReader(table);
+  const tooMany = (rows: number | string) =>
+    new Error(
+      `${loaderName(table)} would return ${rows} rows, more than the ${pageSize} one call may return; pass limit=${pageSize} and step offset= by it`,
+    );
+  // A sampled table's row count comes from line breaks: the page itself tells whether the rest fits.
+  const readSampledTable = async (offset: number, limit = Number.POSITIVE_INFINITY) => {
+    if (limit <= pageSize) return queued(offset, limit);
+    const rows = await queued(offset, pageSize + 1);
+    if (rows.length > pageSize) throw tooMany(`over ${pageSize}`);
+    return rows;
+  };
+  return tool(
+    async (args: { offset?: number; limit?: number }): Promise<CsvRow[]> => {
+      const offset = args.offset ?? 0;
+      if (table.sample) return readSampledTable(offset, args.limit);
+      const remaining = Math.max(0, table.rowCount - offset);
+      const limit = args.limit ?? remaining;
+      if (limit > pageSize && remaining > pageSize) throw tooMany(Math.min(limit, remaining));
+      return queued(offset, limit);
+    },
+    {
+      name: options.name ?? loaderName(table),
+      description: describeTable(table, options.dataPath ? { dataPath: options.dataPath } : {}),
+      schema: loaderSchema(pageSize),
+    },
+  );
+}
+
+/** The loader's arguments: offset=, and limit= (at most a page when the file is large). */
+function loaderSchema(pageSize: number) {
+  return z.object({
     offset: z.number().int().min(0).default(0).describe("Rows to skip from the start."),
     limit: z
       .number()
@@ -99,6 +130,13 @@ export function csvTool(table: CsvTable, options: { name?: string; dataPath?: st
           : "Most rows to return (default: every row).",
       ),
   });
+}
+
+/**
+ * Reads `limit` rows from `offset`, one call at a time: a call that starts where the previous one
+ * stopped reads on from there, any other call opens a new pass over the file.
+ */
+function pageReader(table: CsvTable): (offset: number, limit: number) => Promise<CsvRow[]> {
   let reader: RowReader | undefined;
   let queue: Promise<unknown> = Promise.resolve();
   const readPage = async (offset: number, limit: number): Promise<CsvRow[]> => {
@@ -119,35 +157,9 @@ export function csvTool(table: CsvTable, options: { name?: string; dataPath?: st
       throw error;
     }
   };
-  const tooMany = (rows: number | string) =>
-    new Error(
-      `${loaderName(table)} would return ${rows} rows, more than the ${pageSize} one call may return; pass limit=${pageSize} and step offset= by it`,
-    );
-  const queued = (offset: number, limit: number): Promise<CsvRow[]> => {
+  return (offset, limit) => {
     const page = queue.then(() => readPage(offset, limit));
     queue = page.catch(() => undefined);
     return page;
   };
-  // A sampled table's row count comes from line breaks: the page itself tells whether the rest fits.
-  const readSampledTable = async (offset: number, limit = Number.POSITIVE_INFINITY) => {
-    if (limit <= pageSize) return queued(offset, limit);
-    const rows = await queued(offset, pageSize + 1);
-    if (rows.length > pageSize) throw tooMany(`over ${pageSize}`);
-    return rows;
-  };
-  return tool(
-    async (args: { offset?: number; limit?: number }): Promise<CsvRow[]> => {
-      const offset = args.offset ?? 0;
-      if (table.sample) return readSampledTable(offset, args.limit);
-      const remaining = Math.max(0, table.rowCount - offset);
-      const limit = args.limit ?? remaining;
-      if (limit > pageSize && remaining > pageSize) throw tooMany(Math.min(limit, remaining));
-      return queued(offset, limit);
-    },
-    {
-      name: options.name ?? loaderName(table),
-      description: describeTable(table, options.dataPath ? { dataPath: options.dataPath } : {}),
-      schema,
-    },
-  );
 }

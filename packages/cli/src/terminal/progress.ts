@@ -18,8 +18,10 @@ export type Progress = {
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
+type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 export function createProgress(options: {
-  stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stream: ProgressStream;
   /** Spinner on a terminal (default: when the stream is a TTY). */
   interactive?: boolean;
   /** Prefix of plain lines. */
@@ -28,10 +30,36 @@ export function createProgress(options: {
   quiet?: boolean;
 }): Progress {
   const { stream } = options;
+  if (options.quiet) return plainProgress(stream, undefined);
   const interactive = options.interactive ?? stream.isTTY === true;
-  const prefix = options.prefix ?? "codeaction";
-  let current = "";
+  if (!interactive) return plainProgress(stream, options.prefix ?? "codeaction");
+  return spinnerProgress(stream);
+}
+
+/** Progress as plain lines: each new step once, with `prefix`; none at all without a prefix. */
+function plainProgress(stream: ProgressStream, prefix: string | undefined): Progress {
   let lastPlain = "";
+  return {
+    update(text) {
+      if (prefix === undefined) return;
+      if (text !== lastPlain) stream.write(`[${prefix}] ${text}\n`);
+      lastPlain = text;
+    },
+    count() {
+      // Counts animate a spinner only: as plain lines they would flood the stream.
+    },
+    note(text) {
+      stream.write(`${text}\n`);
+    },
+    stop() {
+      // Nothing to clear: plain lines stay.
+    },
+  };
+}
+
+/** Progress as a spinner rewriting one line of a terminal, with the step's elapsed time. */
+function spinnerProgress(stream: ProgressStream): Progress {
+  let current = "";
   let frame = 0;
   let timer: NodeJS.Timeout | undefined;
   let started = 0;
@@ -45,6 +73,10 @@ export function createProgress(options: {
     frame += 1;
     stream.write(`\r\u001b[K${line}`);
   };
+  const animate = () => {
+    timer = setInterval(render, 80);
+    timer.unref();
+  };
   const clear = () => {
     if (timer) {
       clearInterval(timer);
@@ -55,22 +87,12 @@ export function createProgress(options: {
 
   const progress: Progress = {
     update(text) {
-      if (options.quiet) return;
-      if (!interactive) {
-        if (text !== lastPlain) stream.write(`[${prefix}] ${text}\n`);
-        lastPlain = text;
-        return;
-      }
       if (text !== current && !counting) started = performance.now();
       current = text;
-      if (!timer) {
-        timer = setInterval(render, 80);
-        timer.unref();
-      }
+      if (!timer) animate();
       render();
     },
     count(text) {
-      if (!interactive || options.quiet) return;
       counting = true;
       progress.update(text);
       counting = false;
@@ -79,9 +101,8 @@ export function createProgress(options: {
       const running = timer !== undefined;
       clear();
       stream.write(`${text}\n`);
-      if (running && interactive) {
-        timer = setInterval(render, 80);
-        timer.unref();
+      if (running) {
+        animate();
         render();
       }
     },
