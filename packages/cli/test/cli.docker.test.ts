@@ -192,6 +192,72 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
   });
 });
 
+/** Runs the docker CLI; resolves with its stdout. */
+function dockerCli(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile("docker", args, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+  });
+}
+
+/** The engine's container events (create, destroy) and the containers left, of one CLI process. */
+async function containerEventsOf(pid: number | undefined, since: number) {
+  const label = `label=codeaction.owner-pid=${pid}`;
+  const until = String(Math.floor(Date.now() / 1000) + 1);
+  const events = (
+    await dockerCli([
+      "events",
+      "--since",
+      String(since),
+      "--until",
+      until,
+      "--filter",
+      "type=container",
+      "--filter",
+      label,
+      "--format",
+      "{{.Action}} {{.Actor.ID}}",
+    ])
+  )
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => line.split(" ") as [string, string]);
+  const left = (await dockerCli(["ps", "-aq", "--no-trunc", "--filter", label])).split("\n").filter(Boolean);
+  return {
+    created: events.filter(([action]) => action === "create").map(([, id]) => id),
+    destroyed: events.filter(([action]) => action === "destroy").map(([, id]) => id),
+    left,
+  };
+}
+
+describe("codeaction ask's sandbox, started in a worker thread while LangChain loads", () => {
+  it("runs the turn in the one container it started, and removes it", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const replay = await programReplay("one.json", ['print("RESULT: 1")']);
+    const run = await runCli(["ask", "--replay", replay, "--no-journal", "What is one?"], { cwd: folder });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toBe("1\n");
+    const { created, destroyed, left } = await containerEventsOf(run.pid, since);
+    // One create: the prelaunched container was taken over, not replaced by one of the manager's own.
+    expect(created).toHaveLength(1);
+    expect(destroyed).toEqual(created);
+    expect(left).toEqual([]);
+  });
+
+  it("a command that fails after the start (a ragged CSV row) leaves no container", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    await writeFile(join(folder, "ragged.csv"), "a,b,c\n1,2,3\n4,5\n");
+    const replay = await programReplay("unused.json", ['print("RESULT: 1")']);
+    const run = await runCli(["ask", "--csv", "ragged.csv", "--replay", replay, "--no-journal", "Sum a."], {
+      cwd: folder,
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("ragged.csv line 3");
+    const { created, destroyed, left } = await containerEventsOf(run.pid, since);
+    expect(destroyed.sort()).toEqual(created.sort());
+    expect(left).toEqual([]);
+  });
+});
+
 describe("codeaction sandbox run", () => {
   it("runs the seed's hostile program into six dead ends (and the IPv6 and interface extras)", async () => {
     const run = await runCli(["sandbox", "run", join(repositoryRoot, "examples/hostile.py")], {

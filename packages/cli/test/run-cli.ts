@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url));
 export const binPath = fileURLToPath(new URL("../bin/codeaction.js", import.meta.url));
 
-export type CliRun = { exitCode: number | null; stdout: string; stderr: string };
+export type CliRun = { exitCode: number | null; stdout: string; stderr: string; pid: number | undefined };
 
 /**
  * Runs `node packages/cli/bin/codeaction.js ...args` as a child process, with no OPENAI_API_KEY
@@ -49,7 +49,7 @@ export function runCli(
     child.on("error", reject);
     child.on("close", (exitCode) => {
       clearTimeout(timer);
-      resolve({ exitCode, stdout, stderr });
+      resolve({ exitCode, stdout, stderr, pid: child.pid });
     });
   });
 }

@@ -54,6 +54,29 @@ export async function launchContainer(
   config: SandboxConfig,
   options: LaunchOptions,
 ): Promise<LaunchedContainer> {
+  const launched = await launch(docker, config, options, { withKillHelper: true });
+  if (!launched.helper) throw new Error("unreachable: a launch with its kill helper returned none");
+  return { ...launched, helper: launched.helper };
+}
+
+/**
+ * A launch for a prelaunch worker: the same steps and read-backs, without the kill helper (an exec
+ * stream belongs to the thread that opened it: the thread that takes the container over starts one).
+ */
+export function launchForHandover(
+  docker: Dockerode,
+  config: SandboxConfig,
+  options: LaunchOptions,
+): Promise<Omit<LaunchedContainer, "helper">> {
+  return launch(docker, config, options, { withKillHelper: false });
+}
+
+async function launch(
+  docker: Dockerode,
+  config: SandboxConfig,
+  options: LaunchOptions,
+  parts: { withKillHelper: boolean },
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
   if (secondsLeft < 1) {
     throw new SandboxError(
@@ -78,7 +101,7 @@ export async function launchContainer(
     await removeContainer(container).catch(() => undefined);
     throw options.signal.reason;
   }
-  const launched = await startVerified(container, config, options, stepEnded);
+  const launched = await startVerified(container, config, { ...options, ...parts }, stepEnded);
   options.logger?.debug(
     { containerId: launched.containerId.slice(0, 12), stepsMs },
     "sandbox container started",
@@ -93,16 +116,14 @@ export async function launchContainer(
 async function startVerified(
   container: Dockerode.Container,
   config: SandboxConfig,
-  options: LaunchOptions,
+  options: LaunchOptions & { withKillHelper: boolean },
   stepEnded: (step: LaunchStep) => void,
-): Promise<LaunchedContainer> {
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const verifyOptions = {
     imageEnv: options.imageEnv,
     ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
   };
-  const logger = options.logger?.child({ containerId: container.id.slice(0, 12) });
   let lifeline: NodeJS.ReadWriteStream | undefined;
-  let helper: KillHelper | undefined;
   try {
     // Verify before start: nothing runs until every flag is known to have taken. The lifeline's
     // attach goes out at the same time (it starts nothing).
@@ -117,31 +138,64 @@ async function startVerified(
     await container.start();
     stepEnded("start");
     options.signal?.throwIfAborted();
-    // The read-back after start and the kill helper's exec overlap; the helper is our own script,
-    // and no program runs before both are done (the session waits for `helper.ready`).
-    const [inspected, helping] = await Promise.allSettled([
-      container.inspect(),
-      KillHelper.start(container, logger ? { logger } : {}).then((started) => (helper = started)),
-    ]);
+    const { helper } = await verifyRunning(container, config, {
+      ...verifyOptions,
+      withKillHelper: options.withKillHelper,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    stepEnded("inspect-and-kill-helper");
+    return {
+      container,
+      containerId: container.id,
+      lifeline: attachedLifeline,
+      helper,
+      guardExecs: execsNeedGuard(config),
+    };
+  } catch (error) {
+    await teardownContainer({ container, lifeline }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The read-back of a started container (every flag again, and running) with, at the same time, the
+ * kill helper's exec: the helper is our own script, and no program runs before both are done (the
+ * session waits for `helper.ready`). Closes the helper if the read-back fails. Also how a container
+ * started in another thread (prelaunch) is taken over: read back here, in the thread that runs it.
+ */
+export async function verifyRunning(
+  container: Dockerode.Container,
+  config: SandboxConfig,
+  options: {
+    imageEnv: string[];
+    sessionNetwork?: SessionNetwork;
+    withKillHelper: boolean;
+    logger?: Logger;
+  },
+): Promise<{ helper: KillHelper | undefined; info: Dockerode.ContainerInspectInfo }> {
+  const { withKillHelper, logger, ...verifyOptions } = options;
+  const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
+  let helper: KillHelper | undefined;
+  const [inspected, helping] = await Promise.allSettled([
+    container.inspect(),
+    withKillHelper
+      ? KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
+          (started) => (helper = started),
+        )
+      : undefined,
+  ]);
+  try {
     const started = settledValue(inspected);
     verifyContainerSpec(started, config, verifyOptions);
-    stepEnded("inspect-and-kill-helper");
     if (!started.State.Running) {
       throw new SandboxError(
         `The sandbox container stopped right after it started (${started.State.Status}).`,
         { code: "container-start" },
       );
     }
-    const startedHelper = settledValue(helping);
-    return {
-      container,
-      containerId: container.id,
-      lifeline: attachedLifeline,
-      helper: startedHelper,
-      guardExecs: execsNeedGuard(config),
-    };
+    return { helper: settledValue(helping), info: started };
   } catch (error) {
-    await teardownContainer({ container, helper, lifeline }).catch(() => undefined);
+    helper?.close();
     throw error;
   }
 }

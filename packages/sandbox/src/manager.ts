@@ -13,10 +13,12 @@ import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
+import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
+import { takeOverPrelaunched } from "./prelaunch/take-over.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "./readiness.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
-import { allocateIdentity } from "./user-ids.ts";
+import { allocateIdentity, type SandboxIdentity } from "./user-ids.ts";
 
 /** Options of a `SandboxManager` beyond its sandbox settings: a logger, a Docker client, a warm command for pooled containers. */
 export type SandboxManagerOptions = {
@@ -34,6 +36,13 @@ export type SandboxManagerOptions = {
    * without them (a SandboxError with code "image-unsuitable" naming the image and the fix).
    */
   requiredCommands?: string[];
+  /**
+   * A container already being started in a worker thread with the same settings
+   * (`SandboxPrelaunch.start(config)`): the first session (or warm container) takes it over after
+   * reading every flag back again, and the manager uses the prelaunch's manager id as its own. When
+   * it failed or differs, it is removed and the manager starts its own. `close()` closes it.
+   */
+  prelaunch?: SandboxPrelaunch;
 };
 
 /** Options of one `manager.createSession()` call. */
@@ -68,7 +77,7 @@ const poolMaximumIdleMs = 10 * 60 * 1000;
 export class SandboxManager {
   readonly config: SandboxConfig;
   /** Written on every container this manager creates; the sweep never touches its own. */
-  readonly managerId: string = randomUUID();
+  readonly managerId: string;
   private readonly logger: Logger | undefined;
   private docker: Dockerode | undefined;
   private readying: Promise<void> | undefined;
@@ -80,9 +89,15 @@ export class SandboxManager {
   private readonly pool: ContainerPool<PooledSession>;
   /** The egress proxy and per-session networks for an allow-list; idle for "none" and "full". */
   private readonly networking: SessionNetworking;
+  /** The prelaunch given, until its container is taken over (then undefined). */
+  private prelaunch: SandboxPrelaunch | undefined;
+  private readonly prelaunchGiven: SandboxPrelaunch | undefined;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
+    this.managerId = options.prelaunch?.managerId ?? randomUUID();
+    this.prelaunch = options.prelaunch;
+    this.prelaunchGiven = options.prelaunch;
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
     this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
@@ -181,26 +196,29 @@ export class SandboxManager {
     const deadline = new Date(Date.now() + deadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline, extra });
     // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
-    // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
-    const identity = allocateIdentity(this.config);
-    const slot = await this.pool.reserve(options.signal).catch((error: unknown) => {
-      identity.release();
-      throw error;
-    });
+    const slot = await this.pool.reserve(options.signal);
+    let identity: SandboxIdentity | undefined;
     let sessionNetwork: Awaited<ReturnType<SessionNetworking["attach"]>>;
     let launch: () => Promise<LaunchedContainer>;
     let launched: LaunchedContainer;
     try {
+      // A prelaunched container has the default deadline and labels only.
+      const prelaunched =
+        options.deadlineSeconds === undefined && options.labels === undefined
+          ? await this.takePrelaunched()
+          : undefined;
+      // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
+      identity = prelaunched?.identity ?? allocateIdentity(this.config);
       // For an allow-list: the session's own internal network, the egress proxy on it (NetworkSetupError if not).
       sessionNetwork = await this.networking.attach(docker, {
         sessionId: randomUUID(),
         ...(options.logger ? { logger: options.logger } : {}),
       });
       launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
-      launched = await launch();
+      launched = prelaunched?.launched ?? (await launch());
     } catch (error) {
       slot.release();
-      identity.release();
+      identity?.release();
       await this.networking.detach(sessionNetwork).catch(() => undefined);
       throw error;
     }
@@ -211,7 +229,7 @@ export class SandboxManager {
       onDestroyed: (ended) => {
         this.sessions.delete(ended);
         slot.release();
-        identity.release();
+        identity?.release();
         this.networking.detach(sessionNetwork).catch(() => undefined);
       },
       ...((options.logger ?? this.logger) ? { logger: options.logger ?? this.logger } : {}),
@@ -241,13 +259,16 @@ export class SandboxManager {
   private async createPooledSession(signal: AbortSignal): Promise<PooledSession> {
     const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline });
-    const identity = allocateIdentity(this.config);
+    const prelaunched = await this.takePrelaunched();
+    const identity = prelaunched?.identity ?? allocateIdentity(this.config);
     // Only the first launch stops when the pool drains; a replacement belongs to its session.
     const launch = this.launcher(identity.config, { labels, deadline });
-    const launched = await launch(signal).catch((error: unknown) => {
-      identity.release();
-      throw error;
-    });
+    const launched =
+      prelaunched?.launched ??
+      (await launch(signal).catch((error: unknown) => {
+        identity.release();
+        throw error;
+      }));
     const warmCommand = this.warmCommand;
     let warm: WarmProcess | undefined;
     try {
@@ -280,6 +301,21 @@ export class SandboxManager {
     );
   }
 
+  /** The prelaunched container taken over, once; undefined without one or when it cannot be used. */
+  private async takePrelaunched(): Promise<
+    { identity: SandboxIdentity; launched: LaunchedContainer } | undefined
+  > {
+    const prelaunch = this.prelaunch;
+    this.prelaunch = undefined;
+    if (!prelaunch || this.networking.policy) return undefined;
+    return takeOverPrelaunched(this.requireDocker(), prelaunch, {
+      config: this.config,
+      managerId: this.managerId,
+      imageEnv: this.imageEnv,
+      logger: this.logger,
+    });
+  }
+
   /**
    * Marks the manager closed (a later `createSession` fails), drains the warm pool (no more fills),
    * closes every session of this manager and removes any container still carrying its id.
@@ -287,6 +323,7 @@ export class SandboxManager {
    */
   async close(): Promise<void> {
     this.closed = true;
+    await this.prelaunchGiven?.close();
     await this.pool.drain();
     await Promise.allSettled([...this.sessions].map((session) => session.close()));
     if (!this.docker) return;

@@ -25,19 +25,40 @@ export function allocateIdentity(config: SandboxConfig): SandboxIdentity {
   const start = randomInt(0, Math.min(count, 2 ** 48 - 1));
   for (let step = 0; step < count; step += 1) {
     const uid = first + ((start + step) % count);
-    if (heldUids.has(uid)) continue;
-    heldUids.add(uid);
-    let held = true;
-    return {
-      config: { ...config, user: `${uid}:${uid}` },
-      release: () => {
-        if (held) heldUids.delete(uid);
-        held = false;
-      },
-    };
+    if (!heldUids.has(uid)) return holding(config, uid);
   }
   throw new SandboxError(
     `Every uid of userRange (${first} to ${first + count - 1}) is held by a live sandbox of this process: widen userRange.count, or lower maxConcurrent or pool.`,
     { code: "invalid-option" },
   );
+}
+
+/**
+ * The settings of a sandbox started elsewhere in this process (a prelaunch worker) as `user`, held
+ * like `allocateIdentity`'s: undefined when that uid is already held here (the container is then
+ * not taken over) or lies outside `userRange`.
+ */
+export function holdIdentity(config: SandboxConfig, user: string): SandboxIdentity | undefined {
+  if (config.user !== undefined)
+    return config.user === user ? { config, release: () => undefined } : undefined;
+  const match = /^(\d+):(\d+)$/.exec(user);
+  const uid = Number(match?.[1]);
+  const { first, count } = config.userRange;
+  if (!match || match[1] !== match[2] || uid < first || uid >= first + count || heldUids.has(uid)) {
+    return undefined;
+  }
+  return holding(config, uid);
+}
+
+/** Holds `uid` for one sandbox: its settings run as uid:uid until `release`. */
+function holding(config: SandboxConfig, uid: number): SandboxIdentity {
+  heldUids.add(uid);
+  let held = true;
+  return {
+    config: { ...config, user: `${uid}:${uid}` },
+    release: () => {
+      if (held) heldUids.delete(uid);
+      held = false;
+    },
+  };
 }

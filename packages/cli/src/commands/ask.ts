@@ -1,5 +1,8 @@
+import { access } from "node:fs/promises";
 import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
+import type { SandboxManager } from "@codeaction/sandbox";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
+import { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
@@ -85,9 +88,57 @@ type AskRequest = NonNullable<ReturnType<typeof parseAskArguments>>;
 export async function askCommand(args: string[], context: CliContext): Promise<number> {
   const request = parseAskArguments(args, context);
   if (!request) return 0;
-  const { values, question, pattern } = request;
+  const { values, pattern } = request;
+  const image =
+    pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
   const servers = await serverSpecs(values.server ?? [], "ask");
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  // The sandbox's container starts in a worker thread now, while LangChain and the data load here
+  // (not when a data file is missing: that error comes next, and needs no container).
+  const prelaunch =
+    image !== undefined && (await filesExist([...(values.csv ?? []), ...(values.file ?? [])]))
+      ? SandboxPrelaunch.start(askSandbox(image))
+      : undefined;
+  const sandbox: SandboxHolder = { prelaunch };
+  try {
+    return await askWithSandbox({ request, context, servers, modelChoice, image, sandbox });
+  } finally {
+    // The manager removes its containers; without one (a failure before the agent was built) the
+    // prelaunch removes its container.
+    await (sandbox.manager?.close() ?? prelaunch?.close());
+  }
+}
+
+/** The sandbox of one `ask`: the prelaunch, then the manager that took it over. */
+type SandboxHolder = { prelaunch: SandboxPrelaunch | undefined; manager?: SandboxManager };
+
+async function filesExist(paths: string[]): Promise<boolean> {
+  const found = await Promise.all(
+    paths.map((path) =>
+      access(path).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
+  return found.every(Boolean);
+}
+
+/** The sandbox settings of `ask`: no network, the chosen image (the prelaunch's and the agent's). */
+function askSandbox(image: string) {
+  return { network: "none", image } as const;
+}
+
+async function askWithSandbox(options: {
+  request: AskRequest;
+  context: CliContext;
+  servers: Record<string, ServerSpec>;
+  modelChoice: ModelChoice;
+  image: string | undefined;
+  sandbox: SandboxHolder;
+}): Promise<number> {
+  const { request, context, servers, modelChoice, image, sandbox } = options;
+  const { values, question, pattern } = request;
   const { dataFileArguments, loadDataFiles } = await import("../csv/csv-tools.ts");
   const files = dataFileArguments({ csv: values.csv, file: values.file });
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
@@ -96,8 +147,6 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   if (!quiet) progress.note(describeModelChoice(modelChoice));
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action" });
   const model = await loadModel(modelChoice);
-  const image =
-    pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
   const record = createRunRecord({
     question,
     model: modelChoice,
@@ -116,7 +165,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const turn = { request, context, progress, record, journalPath, started };
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
-    const agent = await buildAskAgent({ request, model, csv, servers, image });
+    const agent = await buildAskAgent({ request, model, csv, servers, image, sandbox });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;
   }).finally(() => csv.close());
@@ -165,9 +214,10 @@ async function buildAskAgent(options: {
   csv: LoadedData;
   servers: Record<string, ServerSpec>;
   image: string | undefined;
+  sandbox: SandboxHolder;
 }): Promise<Agent> {
-  const { request, csv, servers } = options;
-  const [{ buildAgent }, { callsToReadAll }, { default: pino }] = await Promise.all([
+  const { request, csv, servers, image, sandbox } = options;
+  const [{ buildAgent, createCodeActionSandbox }, { callsToReadAll }, { default: pino }] = await Promise.all([
     import("@codeaction/core"),
     import("../csv/csv-tool.ts"),
     import("pino"),
@@ -175,6 +225,14 @@ async function buildAskAgent(options: {
   const logger = request.values.debug
     ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true }))
     : undefined;
+  // One question, one container: no warm pool (nothing would use its refill); the prelaunched
+  // container is the turn's.
+  if (request.pattern === "code-action" && image !== undefined) {
+    sandbox.manager = createCodeActionSandbox(
+      { ...askSandbox(image), pool: 0 },
+      { ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}), ...(logger ? { logger } : {}) },
+    );
+  }
   return buildAgent({
     model: options.model,
     pattern: request.pattern,
@@ -182,7 +240,7 @@ async function buildAskAgent(options: {
     ...(Object.keys(servers).length > 0 ? { servers } : {}),
     ...(request.pattern === "code-action"
       ? {
-          sandbox: { network: "none", image: options.image },
+          ...(sandbox.manager ? { sandbox: sandbox.manager } : {}),
           // Paging through a big CSV is legitimate: it must not use up the default 50 calls.
           codeAction: {
             maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),

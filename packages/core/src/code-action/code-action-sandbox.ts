@@ -1,4 +1,4 @@
-import { type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
+import { type SandboxConfigInput, SandboxManager, type SandboxPrelaunch } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import { relayCommand } from "./run-program.ts";
 
@@ -10,6 +10,13 @@ export type CodeActionSandboxOptions = {
    * containers, at least one. Ignored when the config sets `pool`.
    */
   samples?: number;
+  /**
+   * A container already starting in a worker thread with the same settings
+   * (`SandboxPrelaunch.start(config)` from `@codeaction/sandbox/prelaunch`, called before this
+   * package loads): the first session takes it over after reading every flag back again. The CLI's
+   * `ask` starts one while LangChain loads.
+   */
+  prelaunch?: SandboxPrelaunch;
 };
 
 /**
@@ -32,6 +39,7 @@ export function createCodeActionSandbox(
 ): SandboxManager {
   return new SandboxManager(withDefaultPool(config, options.samples ?? 1), {
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.prelaunch ? { prelaunch: options.prelaunch } : {}),
     warmCommand: relayCommand(),
     // The bridge's relay and every program run on python3: an image without it is refused.
     requiredCommands: ["python3"],

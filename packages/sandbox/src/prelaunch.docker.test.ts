@@ -1,0 +1,151 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import Dockerode from "dockerode";
+import { afterAll, describe, expect, test } from "vitest";
+import { labelKeys } from "./labels.ts";
+import { SandboxManager } from "./manager.ts";
+import { SandboxPrelaunch } from "./prelaunch/index.ts";
+
+// A container started in a worker thread (the CLI starts one while LangChain loads) and taken over
+// by the manager built later: read back again here, removed when it differs, never left behind.
+const docker = new Dockerode({ socketPath: "/var/run/docker.sock" });
+const ownerScript = fileURLToPath(new URL("../test/fixtures/prelaunch-owner.ts", import.meta.url));
+const managers: SandboxManager[] = [];
+const leftovers: string[] = [];
+
+afterAll(async () => {
+  await Promise.allSettled(managers.map((manager) => manager.close()));
+  await Promise.allSettled(leftovers.map((id) => docker.getContainer(id).remove({ force: true })));
+});
+
+type ContainerEvent = { action: string; id: string };
+
+/** The engine's container events for one manager id since `since` (seconds), in order. */
+async function eventsOf(managerId: string, since: number): Promise<ContainerEvent[]> {
+  const stream = await docker.getEvents({
+    since,
+    until: Math.floor(Date.now() / 1000) + 1,
+    filters: { type: ["container"], label: [`${labelKeys.managerId}=${managerId}`] },
+  });
+  let text = "";
+  for await (const chunk of stream as AsyncIterable<Buffer>) text += chunk.toString();
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { Action: string; id: string })
+    .map((event) => ({ action: event.Action, id: event.id }));
+}
+
+async function containersOf(managerId: string): Promise<string[]> {
+  const listed = await docker.listContainers({
+    all: true,
+    filters: { label: [`${labelKeys.managerId}=${managerId}`] },
+  });
+  return listed.map((summary) => summary.Id);
+}
+
+function created(events: ContainerEvent[]): string[] {
+  return events.filter((event) => event.action === "create").map((event) => event.id);
+}
+
+describe("a prelaunched container", () => {
+  test("is the first session's container: one create in all, every flag read back, nothing left", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const prelaunch = SandboxPrelaunch.start({ network: "none" });
+    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch });
+    managers.push(manager);
+    expect(manager.managerId).toBe(prelaunch.managerId);
+    const session = await manager.createSession();
+    const { stdout } = await session.execute("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u");
+    expect(stdout).toMatch(/CapEff:\s+0{16}/);
+    expect(stdout).toMatch(/NoNewPrivs:\s+1/);
+    expect(Number(stdout.trim().split("\n").at(-1))).toBeGreaterThanOrEqual(manager.config.userRange.first);
+    // A second session is the manager's own launch.
+    const second = await manager.createSession();
+    await manager.close();
+    const events = await eventsOf(manager.managerId, since);
+    expect(created(events)).toEqual([session.containerId, second.containerId]);
+    expect(prelaunch.failure).toBeUndefined();
+    expect(await containersOf(manager.managerId)).toEqual([]);
+  });
+
+  test("fills a warm pool's first place; the pool's refill is the manager's own", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const prelaunch = SandboxPrelaunch.start({ network: "none" });
+    const manager = new SandboxManager({ network: "none", pool: 1 }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession();
+    expect((await session.execute("echo pooled")).stdout).toBe("pooled\n");
+    await manager.close();
+    const ids = created(await eventsOf(manager.managerId, since));
+    expect(ids[0]).toBe(session.containerId);
+    expect(await containersOf(manager.managerId)).toEqual([]);
+  });
+
+  test("started with other settings is removed, and the session gets a container of its own", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const prelaunch = SandboxPrelaunch.start({ network: "none", memoryLimit: "256m" });
+    const manager = new SandboxManager({ network: "none", memoryLimit: "512m", pool: 0 }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession();
+    const inspected = await session.inspect();
+    expect(inspected.HostConfig.Memory).toBe(512 * 1024 * 1024);
+    await manager.close();
+    const events = await eventsOf(manager.managerId, since);
+    const [prelaunched, own] = created(events);
+    expect(own).toBe(session.containerId);
+    expect(events).toContainEqual({ action: "destroy", id: prelaunched });
+    expect(await containersOf(manager.managerId)).toEqual([]);
+  });
+
+  test("closed before anyone takes it is removed; one that failed says why and creates nothing", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const untaken = SandboxPrelaunch.start({ network: "none" });
+    await untaken.close();
+    const events = await eventsOf(untaken.managerId, since);
+    for (const id of created(events)) expect(events).toContainEqual({ action: "destroy", id });
+    expect(await containersOf(untaken.managerId)).toEqual([]);
+
+    const failing = SandboxPrelaunch.start({ network: "none", image: "codeaction/no-such-image:1" });
+    expect(await failing.take()).toBeUndefined();
+    expect(failing.failure).toContain("codeaction/no-such-image:1");
+    expect(created(await eventsOf(failing.managerId, since))).toEqual([]);
+  });
+});
+
+describe("a prelaunched container's owner process", () => {
+  /** Runs the fixture; resolves with its first output line and the child. */
+  async function startOwner(mode: "hold" | "finish") {
+    const child = spawn(process.execPath, [ownerScript, mode], { stdio: ["ignore", "pipe", "inherit"] });
+    let output = "";
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    while (!output.includes("\n")) {
+      if (child.exitCode !== null) throw new Error(`the owner process failed: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const first = JSON.parse(output.split("\n")[0] ?? "") as { containerId: string; stdout?: string };
+    leftovers.push(first.containerId);
+    return { child, ...first };
+  }
+
+  test("ends by itself after closing its manager: the worker never keeps it alive", async () => {
+    const { child, containerId, stdout } = await startOwner("finish");
+    expect(stdout).toBe("taken over\n");
+    const [exitCode] = await once(child, "exit");
+    expect(exitCode).toBe(0);
+    await expect(docker.getContainer(containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
+  });
+
+  test("SIGKILLed: the worker's lifeline ends with it and the container stops long before its deadline", async () => {
+    const { child, containerId } = await startOwner("hold");
+    expect((await docker.getContainer(containerId).inspect()).State.Running).toBe(true);
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    // The deadline is an hour away: only the lifeline can stop it within this test's time.
+    while ((await docker.getContainer(containerId).inspect()).State.Running) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect((await docker.getContainer(containerId).inspect()).State.Running).toBe(false);
+  });
+});

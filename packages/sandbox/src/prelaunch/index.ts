@@ -1,0 +1,3 @@
+// @codeaction/sandbox/prelaunch: start a sandbox container in a worker thread before the heavy
+// modules load. Loads nothing but Node's own modules.
+export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch.ts";

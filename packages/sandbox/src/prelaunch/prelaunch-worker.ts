@@ -1,0 +1,77 @@
+// The worker thread of a SandboxPrelaunch (prelaunch.ts): connects, checks the runtime and the image,
+// starts one container with every flag read back, and holds its lifeline (the stdin attach) until
+// the thread that took the container over releases it or the container ends.
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { parseSandboxConfig } from "../config.ts";
+import { destroyStream, removeContainer } from "../docker-operations.ts";
+import { buildLabels } from "../labels.ts";
+import { launchForHandover } from "../launch.ts";
+import { answeringDocker, inspectSandboxImage, requireRuntime } from "../readiness.ts";
+import { allocateIdentity } from "../user-ids.ts";
+import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
+
+function requirePort(): MessagePort {
+  if (!parentPort) throw new Error("prelaunch-worker.ts runs as a worker thread (SandboxPrelaunch.start)");
+  return parentPort;
+}
+const port = requirePort();
+const input = workerData as WorkerInput;
+const discard = new AbortController();
+let launched: Awaited<ReturnType<typeof launchForHandover>> | undefined;
+
+const report = (message: WorkerReport) => port.postMessage(message);
+
+port.on("message", (order: WorkerOrder) => {
+  if (order.type === "release") {
+    destroyStream(launched?.lifeline);
+    port.close();
+  } else {
+    discard.abort(new Error("the prelaunch was closed"));
+    void discardContainer();
+  }
+});
+
+/** Removes the container (the launch stops between its steps if it is still running) and ends. */
+async function discardContainer(): Promise<void> {
+  // A launch still running stops between its steps and removes its container itself.
+  await launching.catch(() => undefined);
+  if (launched) {
+    destroyStream(launched.lifeline);
+    await removeContainer(launched.container).catch(() => undefined);
+  }
+  report({ type: "discarded" });
+  port.close();
+}
+
+async function launch(): Promise<void> {
+  const config = parseSandboxConfig(input.config);
+  if (config.network !== "none" && config.network !== "full") {
+    throw new Error('a prelaunch needs network "none" or "full"; an allow-list starts its sandboxes itself');
+  }
+  const docker = await answeringDocker(undefined, config, undefined);
+  await requireRuntime(docker, config, { allowList: false });
+  const image = await inspectSandboxImage(docker, config.image);
+  const identity = allocateIdentity(config);
+  const deadline = new Date(Date.now() + input.deadlineSeconds * 1000);
+  launched = await launchForHandover(docker, identity.config, {
+    labels: buildLabels({ managerId: input.managerId, deadline }),
+    deadline,
+    imageEnv: image.Config?.Env ?? [],
+    signal: discard.signal,
+  });
+  const lifeline = launched.lifeline;
+  const ended = () => {
+    report({ type: "lifeline-ended" });
+    port.close();
+  };
+  lifeline.on("end", ended);
+  lifeline.on("close", ended);
+  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "" });
+}
+
+const launching = launch();
+launching.catch((error: unknown) => {
+  if (discard.signal.aborted) return;
+  report({ type: "failed", message: error instanceof Error ? error.message : String(error) });
+  port.close();
+});

@@ -1,0 +1,122 @@
+// A sandbox container started in a worker thread while this thread is busy (a CLI loading LangChain:
+// Node's module loader holds the event loop for a whole import, so no Docker reply is read until it
+// ends). Loads nothing but Node's own modules: it is imported before the heavy ones.
+import { randomUUID } from "node:crypto";
+import { PassThrough } from "node:stream";
+import { Worker } from "node:worker_threads";
+import type { SandboxConfigInput } from "../config.ts";
+import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
+
+/** A container the worker started and read back, ready to be taken over by a manager. */
+export type PrelaunchedContainer = {
+  containerId: string;
+  /** The uid:gid it runs as (the worker's pick from `userRange`). */
+  user: string;
+  /**
+   * Stands for the worker's stdin attach (the lifeline): destroying it makes the worker drop the
+   * attach; it closes when the attach ends (the container was removed or stopped).
+   */
+  lifeline: NodeJS.ReadWriteStream;
+};
+
+const workerFile = new URL(
+  import.meta.url.endsWith(".ts") ? "./prelaunch-worker.ts" : "./prelaunch-worker.js",
+  import.meta.url,
+);
+
+/**
+ * One sandbox container started in a worker thread, so that its start overlaps whatever this thread
+ * does meanwhile. Give it to the manager that will use it (`new SandboxManager(config, { prelaunch })`
+ * with the same settings): the manager reads every flag back again in its own thread and hands the
+ * container to its first session, or removes it and starts its own when anything differs or failed.
+ * The worker never keeps the process alive; if the process dies, the container's lifeline ends
+ * with it. Only for `network` "none" or "full" (an allow-list's session network is set up by the
+ * manager).
+ */
+export class SandboxPrelaunch {
+  /** The manager id the container is labelled with: the manager that takes it over uses it as its own. */
+  readonly managerId: string = randomUUID();
+  /** The settings the container was started with. */
+  readonly config: SandboxConfigInput;
+  /** Why the container could not be used, once that is known (for the manager's log). */
+  failure: string | undefined;
+  private readonly worker: Worker | undefined;
+  private readonly launched: Promise<PrelaunchedContainer | undefined>;
+  private readonly discarded: Promise<void>;
+  private taken = false;
+
+  private constructor(config: SandboxConfigInput, deadlineSeconds: number) {
+    this.config = config;
+    const standIn = new PassThrough();
+    let settle: (container: PrelaunchedContainer | undefined) => void = () => undefined;
+    let ended: () => void = () => undefined;
+    this.launched = new Promise((resolve) => (settle = resolve));
+    this.discarded = new Promise((resolve) => (ended = resolve));
+    const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds };
+    try {
+      this.worker = new Worker(workerFile, { workerData: input });
+    } catch (error) {
+      this.fail(settle, ended, `the worker did not start: ${String(error)}`);
+      return;
+    }
+    const worker = this.worker;
+    worker.unref();
+    standIn.on("close", () => this.order({ type: "release" }));
+    let launched = false;
+    worker.on("message", (report: WorkerReport) => {
+      if (report.type === "launched") {
+        launched = true;
+        settle({ containerId: report.containerId, user: report.user, lifeline: standIn });
+      } else if (report.type === "failed") this.fail(settle, ended, report.message);
+      else if (report.type === "lifeline-ended") standIn.destroy();
+      else ended();
+    });
+    worker.on("error", (error) => this.fail(settle, ended, `the worker failed: ${error.message}`));
+    worker.on("exit", () => {
+      if (!launched) this.fail(settle, ended, "the worker ended before its container started");
+      ended();
+      standIn.destroy();
+    });
+  }
+
+  /**
+   * Starts the worker (which connects to the engine the settings name, checks the runtime and the
+   * image, and starts one container with every flag read back). Never throws: a failure is kept in
+   * `failure`, and the manager then starts its own container as usual.
+   */
+  static start(
+    config: SandboxConfigInput = {},
+    options: { deadlineSeconds?: number } = {},
+  ): SandboxPrelaunch {
+    return new SandboxPrelaunch(config, options.deadlineSeconds ?? 3600);
+  }
+
+  /** The container, once: later calls, and a failed start, resolve with undefined. */
+  take(): Promise<PrelaunchedContainer | undefined> {
+    if (this.taken) return Promise.resolve(undefined);
+    this.taken = true;
+    return this.launched;
+  }
+
+  /** Removes the container unless it was taken (a taken one belongs to its session). Idempotent. */
+  async close(): Promise<void> {
+    if (this.taken) return;
+    this.taken = true;
+    this.order({ type: "discard" });
+    await this.discarded;
+  }
+
+  private order(order: WorkerOrder): void {
+    try {
+      this.worker?.postMessage(order);
+    } catch {
+      // The worker is gone: nothing of it is left to release.
+    }
+  }
+
+  private fail(settle: (container: undefined) => void, ended: () => void, message: string): void {
+    this.failure ??= message;
+    settle(undefined);
+    ended();
+  }
+}

@@ -1,0 +1,73 @@
+// How a manager takes over a container its prelaunch worker started: everything is read back again
+// in this thread before the container is handed to a session.
+import type Dockerode from "dockerode";
+import type { Logger } from "pino";
+import type { SandboxConfig } from "../config.ts";
+import { teardownContainer } from "../docker-operations.ts";
+import { labelKeys } from "../labels.ts";
+import { type LaunchedContainer, verifyRunning } from "../launch.ts";
+import { execsNeedGuard } from "../syscall-guard.ts";
+import { holdIdentity, type SandboxIdentity } from "../user-ids.ts";
+import type { SandboxPrelaunch } from "./prelaunch.ts";
+
+/**
+ * The prelaunched container as a launched one of this manager, with its uid held here and its kill
+ * helper started here; undefined (the container removed, the reason logged) when the worker failed,
+ * the uid is taken, or the read-back finds any flag, the image or the manager label not as this
+ * manager's settings say. The caller then launches its own.
+ */
+export async function takeOverPrelaunched(
+  docker: Dockerode,
+  prelaunch: SandboxPrelaunch,
+  options: { config: SandboxConfig; managerId: string; imageEnv: string[]; logger?: Logger | undefined },
+): Promise<{ identity: SandboxIdentity; launched: LaunchedContainer } | undefined> {
+  const handed = await prelaunch.take();
+  if (!handed) {
+    options.logger?.debug({ reason: prelaunch.failure }, "prelaunched container not used");
+    return undefined;
+  }
+  const container = docker.getContainer(handed.containerId);
+  const identity = holdIdentity(options.config, handed.user);
+  try {
+    if (!identity) throw new Error(`its user ${handed.user} is not one this manager can hold`);
+    const { helper, info } = await verifyRunning(container, identity.config, {
+      imageEnv: options.imageEnv,
+      withKillHelper: true,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+    const problem = mismatch(info, options);
+    if (problem || !helper) {
+      helper?.close();
+      throw new Error(problem ?? "no kill helper");
+    }
+    return {
+      identity,
+      launched: {
+        container,
+        containerId: handed.containerId,
+        lifeline: handed.lifeline,
+        helper,
+        guardExecs: execsNeedGuard(identity.config),
+      },
+    };
+  } catch (error) {
+    identity?.release();
+    options.logger?.warn({ error: String(error) }, "prelaunched container removed, not used");
+    await teardownContainer({ container, lifeline: handed.lifeline }).catch(() => undefined);
+    return undefined;
+  }
+}
+
+/** What the read-back of the flags does not cover: the image and the manager the container is for. */
+function mismatch(
+  info: Dockerode.ContainerInspectInfo,
+  options: { config: SandboxConfig; managerId: string },
+): string | undefined {
+  if (info.Config.Image !== options.config.image) {
+    return `it runs image ${info.Config.Image}, this manager's settings say ${options.config.image}`;
+  }
+  if (info.Config.Labels?.[labelKeys.managerId] !== options.managerId) {
+    return "it is labelled for another manager";
+  }
+  return undefined;
+}

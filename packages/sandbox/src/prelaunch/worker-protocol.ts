@@ -1,0 +1,15 @@
+// The messages between a SandboxPrelaunch (prelaunch.ts) and its worker thread (prelaunch-worker.ts).
+import type { SandboxConfigInput } from "../config.ts";
+
+/** What the worker says (prelaunch-worker.ts). */
+export type WorkerReport =
+  | { type: "launched"; containerId: string; user: string }
+  | { type: "failed"; message: string }
+  | { type: "lifeline-ended" }
+  | { type: "discarded" };
+
+/** What the worker is told. */
+export type WorkerOrder = { type: "release" } | { type: "discard" };
+
+/** What the worker is started with. */
+export type WorkerInput = { config: SandboxConfigInput; managerId: string; deadlineSeconds: number };
