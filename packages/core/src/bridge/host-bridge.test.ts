@@ -198,10 +198,15 @@ print("RESULT:", json.dumps(forged("after", echo_request("after", 2))))
     const { tool, calls } = echoTool();
     const run = await runLocally({
       program: `${forge}
-import time
 if os.fork() == 0:
     os.setsid()
-    time.sleep(0.5)
+    # Wait until the relay has seen the program end: it then closes the doorbell's read end, which
+    # poll reports as POLLERR on fd 3 (no sleep: the relay's reaction time varies with load).
+    doorbell = select.poll()
+    doorbell.register(3, select.POLLERR)
+    for _ in range(600):
+        if doorbell.poll(100):
+            break
     try:
         put("late", echo_request("late"))
         ring("late")
