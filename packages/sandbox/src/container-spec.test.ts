@@ -139,3 +139,75 @@ describe("the container spec", () => {
     }
   });
 });
+
+describe("the container spec on Podman", () => {
+  const dialect = {
+    engine: "podman",
+    version: "4.3.1",
+    seccompProfilePath: "/tmp/codeaction-seccomp-x/profile.json",
+    rootless: false,
+  } as const;
+  const spec = buildContainerSpec(config, { labels: {}, deadlineSeconds: 60, dialect });
+
+  /** What Podman 4.3 reports for that spec (as measured): names for dropped capabilities, its tmpfs suffix, its env. */
+  function podmanInspect(options: { started: boolean }): Dockerode.ContainerInspectInfo {
+    const inspected = inspectFromSpec(spec);
+    const tmpfs = Object.fromEntries(
+      Object.entries(spec.HostConfig?.Tmpfs ?? {}).map(([path, mountOptions]) => [
+        path,
+        `${options.started ? mountOptions.replace(",U", `,uid=${uid},gid=${uid}`) : mountOptions},rprivate,tmpcopyup`,
+      ]),
+    );
+    inspected.HostConfig = {
+      ...inspected.HostConfig,
+      CapDrop: ["CAP_CHOWN", "CAP_KILL", "CAP_SETUID"],
+      IpcMode: "shareable",
+      MaskedPaths: null,
+      Tmpfs: tmpfs,
+      SecurityOpt: ["no-new-privileges", `seccomp=${dialect.seccompProfilePath}`],
+    } as unknown as Dockerode.HostConfig;
+    inspected.Config.Env = [...(spec.Env ?? []), "container=podman", "TERM=xterm", "HOSTNAME=sandbox"];
+    return inspected;
+  }
+
+  it("names the profile's file, masks by its own option, U for the workspace owner, a small /run, explicit ulimits", () => {
+    expect(spec.HostConfig?.SecurityOpt).toEqual([
+      "no-new-privileges",
+      `seccomp=${dialect.seccompProfilePath}`,
+      expect.stringMatching(/^mask=\/proc\/asound:.*:\/proc\/cmdline:/),
+    ]);
+    expect(spec.HostConfig?.Tmpfs?.["/workspace"]).toBe("rw,nosuid,nodev,size=1073741824,mode=0700,U");
+    expect(spec.HostConfig?.Tmpfs?.["/run"]).toBe("rw,noexec,nosuid,nodev,size=65536");
+    expect(spec.HostConfig?.Ulimits).toEqual([
+      { Name: "core", Soft: 0, Hard: 0 },
+      { Name: "nofile", Soft: 4096, Hard: 4096 },
+      { Name: "nproc", Soft: 4096, Hard: 4096 },
+    ]);
+  });
+
+  it("reads back clean as Podman reports it, before and after start", () => {
+    for (const started of [false, true]) {
+      expect(findSpecProblems(podmanInspect({ started }), config, { dialect })).toEqual([]);
+    }
+  });
+
+  it("still refuses what Podman did not take: another profile, a capability added, a wider tmpfs, a host variable", () => {
+    const inspected = podmanInspect({ started: true });
+    const host = inspected.HostConfig as Dockerode.HostConfig & Record<string, unknown>;
+    host.SecurityOpt = ["no-new-privileges", "seccomp=/usr/share/containers/seccomp.json"];
+    host.CapAdd = ["NET_RAW"];
+    (host.Tmpfs as Record<string, string>)["/run"] = "rw,nosuid,nodev,rprivate,tmpcopyup";
+    inspected.Config.Env = [...(inspected.Config.Env ?? []), "HOST_SECRET=1"];
+    const problems = findSpecProblems(inspected, config, { dialect });
+    expect(problems).toEqual([
+      expect.stringMatching(/CapAdd/),
+      expect.stringMatching(/seccomp profile is not the sandbox's own/),
+      expect.stringMatching(/tmpfs \/run/),
+      expect.stringMatching(/HOST_SECRET/),
+    ]);
+    // Docker's read-back is unchanged: Podman's report fails it.
+    expect(findSpecProblems(podmanInspect({ started: false }), config)).toContain(
+      "CapDrop does not include ALL",
+    );
+  });
+});

@@ -1,5 +1,13 @@
 import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
+import {
+  dockerDialect,
+  type EngineDialect,
+  podmanAddedEnvironment,
+  podmanProcessLimits,
+  podmanRunTmpfs,
+  podmanTmpfsSuffix,
+} from "./engine/engine-dialect.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
@@ -27,14 +35,44 @@ export function dockerUser(config: SandboxConfig): string {
   return `${uid}:${gid}`;
 }
 
-export function tmpfsFor(config: SandboxConfig): Record<string, string> {
+export function tmpfsFor(
+  config: SandboxConfig,
+  dialect: EngineDialect = dockerDialect,
+): Record<string, string> {
   const { uid, gid } = resolveUser(config.user);
   const disk = sizeInBytes(config.diskLimit);
+  // Podman has no uid=/gid= tmpfs option: U gives the folder to the container's user.
+  const owner = dialect.engine === "podman" ? "mode=0700,U" : `uid=${uid},gid=${gid},mode=0700`;
   return {
-    "/workspace": `rw,nosuid,nodev,size=${disk},uid=${uid},gid=${gid},mode=0700`,
+    "/workspace": `rw,nosuid,nodev,size=${disk},${owner}`,
     "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
     "/var/tmp": `rw,noexec,nosuid,nodev,size=${Math.max(1024 * 1024, Math.floor(disk / 2))}`,
+    ...(dialect.engine === "podman" ? { "/run": podmanRunTmpfs } : {}),
   };
+}
+
+/** The seccomp entry the engine takes: the profile itself (Docker), or its file (Podman). */
+export function seccompOptionFor(dialect: EngineDialect): string {
+  return dialect.engine === "podman" ? `seccomp=${dialect.seccompProfilePath}` : seccompSecurityOption;
+}
+
+/** The security options: Podman masks paths by its own option (it ignores MaskedPaths). */
+function securityOptionsFor(dialect: EngineDialect): string[] {
+  const options = ["no-new-privileges", seccompOptionFor(dialect)];
+  if (dialect.engine === "podman") options.push(`mask=${maskedPaths.join(":")}`);
+  return options;
+}
+
+/** Core dumps off; under Podman the open-files and process limits too (see engine-dialect.ts). */
+function ulimitsFor(dialect: EngineDialect): { Name: string; Soft: number; Hard: number }[] {
+  const ulimits = [{ Name: "core", Soft: 0, Hard: 0 }];
+  if (dialect.engine !== "podman") return ulimits;
+  const { openFiles, processes } = podmanProcessLimits;
+  return [
+    ...ulimits,
+    { Name: "nofile", Soft: openFiles, Hard: openFiles },
+    { Name: "nproc", Soft: processes, Hard: processes },
+  ];
 }
 
 /**
@@ -45,8 +83,14 @@ export function tmpfsFor(config: SandboxConfig): Record<string, string> {
  */
 export function buildContainerSpec(
   config: SandboxConfig,
-  options: { labels: Record<string, string>; deadlineSeconds: number; name?: string },
+  options: {
+    labels: Record<string, string>;
+    deadlineSeconds: number;
+    name?: string;
+    dialect?: EngineDialect;
+  },
 ): Dockerode.ContainerCreateOptions {
+  const dialect = options.dialect ?? dockerDialect;
   const memory = sizeInBytes(config.memoryLimit);
   const runtime = runtimeFor(config);
   const environment = { ...sandboxDefaultEnv, ...config.env };
@@ -69,7 +113,7 @@ export function buildContainerSpec(
       CapDrop: ["ALL"],
       CapAdd: [],
       // Our own seccomp profile (seccomp-profile.ts) for PID 1 and everything after it.
-      SecurityOpt: ["no-new-privileges", seccompSecurityOption],
+      SecurityOpt: securityOptionsFor(dialect),
       Privileged: false,
       PidsLimit: config.pidsLimit,
       Memory: memory,
@@ -78,14 +122,14 @@ export function buildContainerSpec(
       // No docker-init: our init must be PID 1 itself, where the kernel shields it from the program.
       Init: false,
       IpcMode: "private",
-      Tmpfs: tmpfsFor(config),
+      Tmpfs: tmpfsFor(config, dialect),
       Binds: [],
       Mounts: [],
       VolumesFrom: [],
       Devices: [],
       RestartPolicy: { Name: "no" },
       AutoRemove: false,
-      Ulimits: [{ Name: "core", Soft: 0, Hard: 0 }],
+      Ulimits: ulimitsFor(dialect),
       // No container log: under gVisor the program can open /proc/1/fd/1, and a json-file log
       // would put whatever it writes there on the host's disk, outside every limit.
       LogConfig: { Type: "none", Config: {} },
@@ -129,15 +173,23 @@ export const maskedPaths = [
 export function findSpecProblems(
   info: Dockerode.ContainerInspectInfo,
   config: SandboxConfig,
-  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork } = {},
+  options: SpecCheckOptions = {},
 ): string[] {
   const host = info.HostConfig as InspectedHostConfig;
+  const dialect = options.dialect ?? dockerDialect;
   return [
     ...findNetworkProblems(info, host, config, options.sessionNetwork),
-    ...findPrivilegeAndLimitProblems(host, config),
-    ...findIsolationProblems(info, host, config, options),
+    ...findPrivilegeAndLimitProblems(host, config, dialect),
+    ...findIsolationProblems(info, host, config, { ...options, dialect }),
   ];
 }
+
+/** What else a read-back compares against: the image's environment, the session network, the engine. */
+export type SpecCheckOptions = {
+  imageEnv?: string[];
+  sessionNetwork?: SessionNetwork;
+  dialect?: EngineDialect;
+};
 
 type InspectedHostConfig = Dockerode.HostConfig & Record<string, unknown>;
 
@@ -177,12 +229,19 @@ function findNetworkProblems(
 }
 
 /** Capabilities, privileges, security profiles and the resource limits. */
-function findPrivilegeAndLimitProblems(host: InspectedHostConfig, config: SandboxConfig): string[] {
+function findPrivilegeAndLimitProblems(
+  host: InspectedHostConfig,
+  config: SandboxConfig,
+  dialect: EngineDialect,
+): string[] {
   const { problems, expect } = problemList();
   const memory = sizeInBytes(config.memoryLimit);
   expect(host.ReadonlyRootfs === config.readOnlyRootfs, `ReadonlyRootfs is ${host.ReadonlyRootfs}`);
+  // Podman reports the capabilities it dropped by name, never ALL: they are read from inside the
+  // started container instead (engine/podman-read-back.ts).
   expect(
-    (host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"),
+    dialect.engine === "podman" ||
+      (host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"),
     "CapDrop does not include ALL",
   );
   expect((host.CapAdd ?? []).length === 0, `CapAdd is ${JSON.stringify(host.CapAdd)}`);
@@ -194,7 +253,7 @@ function findPrivilegeAndLimitProblems(host: InspectedHostConfig, config: Sandbo
     !(host.SecurityOpt ?? []).some((option: string) => /unconfined/.test(option)),
     `SecurityOpt disables a profile: ${JSON.stringify(host.SecurityOpt)}`,
   );
-  problems.push(...findSeccompProblems(host.SecurityOpt ?? []));
+  problems.push(...findSeccompProblems(host.SecurityOpt ?? [], seccompOptionFor(dialect)));
   expect(host.Privileged === false, "the container is privileged");
   expect(host.PidsLimit === config.pidsLimit, `PidsLimit is ${host.PidsLimit}, not ${config.pidsLimit}`);
   expect(host.Memory === memory, `Memory is ${host.Memory}, not ${memory}`);
@@ -211,25 +270,33 @@ function findIsolationProblems(
   info: Dockerode.ContainerInspectInfo,
   host: InspectedHostConfig,
   config: SandboxConfig,
-  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork },
+  options: SpecCheckOptions & { dialect: EngineDialect },
 ): string[] {
   const { problems, expect } = problemList();
+  const podman = options.dialect.engine === "podman";
   const masked = new Set((host.MaskedPaths ?? []) as string[]);
   const unmasked = maskedPaths.filter((path) => !masked.has(path));
-  expect(unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
+  // Podman shows no masked paths in inspect: they are read from inside (engine/podman-read-back.ts).
+  expect(podman || unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
   expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
-  expect(host.IpcMode === "private", `IpcMode is ${host.IpcMode}, not private`);
+  // Podman's name for a private IPC namespace other containers may join (which takes the engine's API).
+  const ipcModes = podman ? ["private", "shareable"] : ["private"];
+  expect(ipcModes.includes(String(host.IpcMode)), `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
   expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
   expect((host.Binds ?? []).length === 0, `host folders are bound: ${JSON.stringify(host.Binds)}`);
   expect((info.Mounts ?? []).length === 0, `the container has mounts: ${JSON.stringify(info.Mounts)}`);
   expect((host.Devices ?? []).length === 0, "the container has devices");
-  const wantTmpfs = tmpfsFor(config);
+  const wantTmpfs = tmpfsFor(config, options.dialect);
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
-  for (const [path, options] of Object.entries(wantTmpfs)) {
+  const { uid, gid } = resolveUser(config.user);
+  for (const [path, mountOptions] of Object.entries(wantTmpfs)) {
+    const reported = podman ? `${mountOptions}${podmanTmpfsSuffix}` : mountOptions;
+    // Once started, Podman reports what U became: the container user's uid and gid.
+    const started = reported.replace(",U,", `,uid=${uid},gid=${gid},`);
     expect(
-      haveTmpfs[path] === options,
-      `tmpfs ${path} is ${JSON.stringify(haveTmpfs[path])}, not ${options}`,
+      haveTmpfs[path] === reported || haveTmpfs[path] === started,
+      `tmpfs ${path} is ${JSON.stringify(haveTmpfs[path])}, not ${reported}`,
     );
   }
   const runtime = runtimeFor(config);
@@ -238,6 +305,7 @@ function findIsolationProblems(
   expect(info.Config.Hostname === sandboxHostname, `Hostname is ${info.Config.Hostname}`);
   const allowed = new Set([
     ...(options.imageEnv ?? []),
+    ...(podman ? podmanAddedEnvironment : []),
     ...Object.entries({ ...sandboxDefaultEnv, ...config.env, ...options.sessionNetwork?.environment }).map(
       ([key, value]) => `${key}=${value}`,
     ),
@@ -254,7 +322,7 @@ function findIsolationProblems(
 export function verifyContainerSpec(
   info: Dockerode.ContainerInspectInfo,
   config: SandboxConfig,
-  options: { imageEnv?: string[]; sessionNetwork?: SessionNetwork } = {},
+  options: SpecCheckOptions = {},
 ): void {
   const problems = findSpecProblems(info, config, options);
   if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: info.Id });

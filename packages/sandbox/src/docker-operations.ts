@@ -8,12 +8,18 @@ export function statusCodeOf(error: unknown): number | undefined {
 
 /** Removes a container; 404 (gone) and 409 (removal already in progress) count as done. */
 export async function removeContainer(container: Dockerode.Container): Promise<void> {
-  try {
-    await container.remove({ force: true, v: true });
-  } catch (error) {
-    const status = statusCodeOf(error);
-    if (status === 404 || status === 409) return;
-    throw error;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await container.remove({ force: true, v: true });
+      return;
+    } catch (error) {
+      const status = statusCodeOf(error);
+      if (status === 404 || status === 409) return;
+      // Podman refuses a forced removal of a container that stops while it sends SIGKILL
+      // ("container state improper"); once stopped, the next removal takes.
+      if (attempt >= 5 || !/state improper/.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
   }
 }
 

@@ -3,7 +3,10 @@ import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
 import { removeContainer, teardownContainer } from "./docker-operations.ts";
+import type { EngineDialect } from "./engine/engine-dialect.ts";
+import { readBackInside } from "./engine/podman-read-back.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
+import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
@@ -34,6 +37,8 @@ type LaunchOptions = {
   labels: Record<string, string>;
   deadline: Date;
   imageEnv: string[];
+  /** The engine's way of taking the settings (Docker's without one). */
+  dialect?: EngineDialect;
   logger?: Logger;
   /** For an allow-list: the session's internal network (see network/session-networking.ts). */
   sessionNetwork?: SessionNetwork;
@@ -85,7 +90,11 @@ async function launch(
     );
   }
   const spec = applySessionNetwork(
-    buildContainerSpec(config, { labels: options.labels, deadlineSeconds: secondsLeft }),
+    buildContainerSpec(config, {
+      labels: options.labels,
+      deadlineSeconds: secondsLeft,
+      ...(options.dialect ? { dialect: options.dialect } : {}),
+    }),
     options.sessionNetwork,
   );
   let stepStarted = performance.now();
@@ -122,6 +131,7 @@ async function startVerified(
   const verifyOptions = {
     imageEnv: options.imageEnv,
     ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
+    ...(options.dialect ? { dialect: options.dialect } : {}),
   };
   let lifeline: NodeJS.ReadWriteStream | undefined;
   try {
@@ -169,6 +179,8 @@ export async function verifyRunning(
   options: {
     imageEnv: string[];
     sessionNetwork?: SessionNetwork;
+    /** Podman: flags its inspect does not show are read from inside (engine/podman-read-back.ts). */
+    dialect?: EngineDialect;
     withKillHelper: boolean;
     logger?: Logger;
   },
@@ -193,7 +205,12 @@ export async function verifyRunning(
         { code: "container-start" },
       );
     }
-    return { helper: settledValue(helping), info: started };
+    const startedHelper = settledValue(helping);
+    if (options.dialect?.engine === "podman") {
+      const problems = await readBackInside(container);
+      if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
+    }
+    return { helper: startedHelper, info: started };
   } catch (error) {
     helper?.close();
     throw error;

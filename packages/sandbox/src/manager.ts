@@ -3,6 +3,7 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
 import { removeContainer, teardownContainer } from "./docker-operations.ts";
+import { detectEngineDialect, dockerDialect, type EngineDialect } from "./engine/engine-dialect.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
@@ -82,6 +83,7 @@ export class SandboxManager {
   private docker: Dockerode | undefined;
   private readying: Promise<void> | undefined;
   private imageEnv: string[] = [];
+  private dialect: EngineDialect = dockerDialect;
   private readonly requiredCommands: string[];
   private readonly sessions = new Set<SandboxSession>();
   private closed = false;
@@ -135,6 +137,8 @@ export class SandboxManager {
   private async prepare(): Promise<void> {
     const docker = await answeringDocker(this.docker, this.config, this.logger);
     this.docker = docker;
+    // Podman: refused where it cannot hold the settings, else the way it takes them.
+    this.dialect = await detectEngineDialect(docker, this.config);
     await requireRuntime(docker, this.config, { allowList: this.networking.policy !== undefined });
     // An allow-list needs the egress proxy image: check it now, not at the first session.
     if (this.networking.policy) await requireProxyImage(docker);
@@ -249,6 +253,7 @@ export class SandboxManager {
       launchContainer(docker, config, {
         ...rest,
         imageEnv: this.imageEnv,
+        dialect: this.dialect,
         ...(signal ? { signal } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
         ...(sessionNetwork ? { sessionNetwork } : {}),
@@ -312,6 +317,7 @@ export class SandboxManager {
       config: this.config,
       managerId: this.managerId,
       imageEnv: this.imageEnv,
+      dialect: this.dialect,
       logger: this.logger,
     });
   }

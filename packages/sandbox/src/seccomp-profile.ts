@@ -118,13 +118,19 @@ export const seccompProfile: {
 /** The `SecurityOpt` entry that applies the profile; the engine reports it back unchanged. */
 export const seccompSecurityOption = `seccomp=${JSON.stringify(seccompProfile)}`;
 
-/** What is wrong with a container's `SecurityOpt` seccomp entries: empty when it has exactly ours. */
-export function findSeccompProblems(securityOptions: string[]): string[] {
+/**
+ * What is wrong with a container's `SecurityOpt` seccomp entries: empty when it has exactly ours
+ * (`expected`: the profile itself, or under Podman the file it was written to).
+ */
+export function findSeccompProblems(
+  securityOptions: string[],
+  expected: string = seccompSecurityOption,
+): string[] {
   const profiles = securityOptions.filter((option) => /^seccomp[=:]/.test(option));
   if (profiles.length === 0) return ["SecurityOpt has no seccomp profile (Docker's default would apply)"];
   if (profiles.length > 1) return [`SecurityOpt has ${profiles.length} seccomp entries`];
   const profile = profiles[0] as string;
-  if (profile === seccompSecurityOption) return [];
+  if (profile === expected) return [];
   const shown = profile.length > 80 ? `${profile.slice(0, 80)}...` : profile;
   return [`the seccomp profile is not the sandbox's own (${shown})`];
 }

@@ -151,8 +151,18 @@ async function checkEngine(docker: Dockerode, print: (check: Check) => void): Pr
   print({
     name: "Engine",
     status: "ok",
-    detail: `Docker ${info.version} (API ${info.apiVersion}), ${info.os}/${info.arch}, kernel ${info.kernelVersion}, cgroup v${info.cgroupVersion ?? "?"} (${info.cgroupDriver ?? "?"})`,
+    detail: `${info.podmanVersion === undefined ? `Docker ${info.version} (API ${info.apiVersion})` : `Podman ${info.podmanVersion} (Docker-compatible API ${info.apiVersion}${info.rootless ? ", rootless" : ""})`}, ${info.os}/${info.arch}, kernel ${info.kernelVersion}, cgroup v${info.cgroupVersion ?? "?"} (${info.cgroupDriver ?? "?"})`,
   });
+  if (info.podmanVersion !== undefined) {
+    // Podman lists runsc whether or not it runs; the sandbox refuses gVisor on Podman (engine-dialect.ts).
+    print({
+      name: "Runtimes",
+      status: "warn",
+      detail: `${info.runtimes.join(", ") || "(none listed)"} (default ${info.defaultRuntime ?? "?"}); gVisor is not supported on Podman: backend "docker" only`,
+      fix: 'optional, for backend "gvisor": use Docker with runsc registered',
+    });
+    return [];
+  }
   const runtimes = info.runtimes;
   const gvisor = runtimes.includes("runsc");
   print({

@@ -26,6 +26,8 @@ export type EngineInfo = {
   pidsLimit: boolean;
   /** The security options by name ("seccomp", "apparmor", "rootless", ...). */
   securityOptions: string[];
+  /** Whether the engine runs as a user other than root (Docker's "rootless" option, Podman's Rootless). */
+  rootless: boolean;
 };
 
 type RawVersion = {
@@ -44,12 +46,16 @@ type RawInfo = {
   MemoryLimit?: boolean;
   PidsLimit?: boolean;
   SecurityOptions?: string[];
+  Rootless?: boolean;
 };
 
 /** Asks the engine for its version and settings (one `version` and one `info` call, at once). */
 export async function engineInfo(docker: Dockerode): Promise<EngineInfo> {
   const [version, info] = (await Promise.all([docker.version(), docker.info()])) as [RawVersion, RawInfo];
   const podman = version.Components?.find((component) => /podman/i.test(component.Name ?? ""));
+  const securityOptions = (info.SecurityOptions ?? []).map(
+    (option) => /name=([^,]+)/.exec(option)?.[1] ?? option,
+  );
   return {
     version: version.Version ?? "?",
     apiVersion: version.ApiVersion ?? "?",
@@ -63,6 +69,7 @@ export async function engineInfo(docker: Dockerode): Promise<EngineInfo> {
     ...(info.DefaultRuntime ? { defaultRuntime: info.DefaultRuntime } : {}),
     memoryLimit: info.MemoryLimit !== false,
     pidsLimit: info.PidsLimit !== false,
-    securityOptions: (info.SecurityOptions ?? []).map((option) => /name=([^,]+)/.exec(option)?.[1] ?? option),
+    securityOptions,
+    rootless: info.Rootless === true || securityOptions.includes("rootless"),
   };
 }

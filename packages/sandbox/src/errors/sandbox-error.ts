@@ -5,6 +5,8 @@
 export type SandboxErrorCode =
   | "container-start"
   | "docker-unavailable"
+  /** The engine cannot hold the sandbox's settings (Podman over the network, rootless without cgroup limits). */
+  | "engine-unsupported"
   | "file-list-failed"
   | "file-not-found"
   | "file-read-failed"

@@ -4,6 +4,7 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { parseSandboxConfig } from "../config.ts";
 import { destroyStream, removeContainer } from "../docker-operations.ts";
+import { detectEngineDialect } from "../engine/engine-dialect.ts";
 import { buildLabels } from "../labels.ts";
 import { launchForHandover } from "../launch.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "../readiness.ts";
@@ -49,6 +50,8 @@ async function launch(): Promise<void> {
     throw new Error('a prelaunch needs network "none" or "full"; an allow-list starts its sandboxes itself');
   }
   const docker = await answeringDocker(undefined, config, undefined);
+  // Podman takes some settings its own way (or refuses them): the same dialect the manager uses.
+  const dialect = await detectEngineDialect(docker, config);
   await requireRuntime(docker, config, { allowList: false });
   const image = await inspectSandboxImage(docker, config.image);
   const identity = allocateIdentity(config);
@@ -57,6 +60,7 @@ async function launch(): Promise<void> {
     labels: buildLabels({ managerId: input.managerId, deadline }),
     deadline,
     imageEnv: image.Config?.Env ?? [],
+    dialect,
     signal: discard.signal,
   });
   const lifeline = launched.lifeline;

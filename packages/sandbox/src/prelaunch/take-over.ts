@@ -4,6 +4,7 @@ import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { SandboxConfig } from "../config.ts";
 import { teardownContainer } from "../docker-operations.ts";
+import type { EngineDialect } from "../engine/engine-dialect.ts";
 import { labelKeys } from "../labels.ts";
 import { type LaunchedContainer, verifyRunning } from "../launch.ts";
 import { execsNeedGuard } from "../syscall-guard.ts";
@@ -19,7 +20,13 @@ import type { SandboxPrelaunch } from "./prelaunch.ts";
 export async function takeOverPrelaunched(
   docker: Dockerode,
   prelaunch: SandboxPrelaunch,
-  options: { config: SandboxConfig; managerId: string; imageEnv: string[]; logger?: Logger | undefined },
+  options: {
+    config: SandboxConfig;
+    managerId: string;
+    imageEnv: string[];
+    dialect: EngineDialect;
+    logger?: Logger | undefined;
+  },
 ): Promise<{ identity: SandboxIdentity; launched: LaunchedContainer } | undefined> {
   const handed = await prelaunch.take();
   if (!handed) {
@@ -32,6 +39,7 @@ export async function takeOverPrelaunched(
     if (!identity) throw new Error(`its user ${handed.user} is not one this manager can hold`);
     const { helper, info } = await verifyRunning(container, identity.config, {
       imageEnv: options.imageEnv,
+      dialect: options.dialect,
       withKillHelper: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });
