@@ -1,4 +1,4 @@
-// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,throughput,samples,desk,hostile` for some
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,hostile` for some
 // sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -12,6 +12,7 @@ import { type DeskSample, measureDesk } from "./desk.ts";
 import { measureHostile } from "./hostile.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { describeMachine } from "./machine.ts";
+import { measureRemoteEngines } from "./remote-engines.ts";
 import { measureSamples } from "./samples.ts";
 import { round, type Summary, summarize } from "./stats.ts";
 import { type Row, renderTable } from "./table.ts";
@@ -31,6 +32,7 @@ const plan = quick
       callRounds: 1,
       calls: 100,
       referenceCalls: 5,
+      remoteRounds: 2,
       sequential: 2,
       concurrent: 4,
       queued: 8,
@@ -45,6 +47,7 @@ const plan = quick
       callRounds: 3,
       calls: 500,
       referenceCalls: 30,
+      remoteRounds: 8,
       sequential: 8,
       concurrent: 8,
       queued: 32,
@@ -249,6 +252,33 @@ if (wanted("calls")) {
     met: reference.p50 / bridge.p50 >= 20,
   });
   ratio(section, "(e)/(d) at p50", bridge.p50 / inProcess.p50);
+}
+
+if (wanted("remote")) {
+  const section = "remote engine (the local engine behind TLS and SSH)";
+  const samples = await measureRemoteEngines({ rounds: plan.remoteRounds, calls: 100, onProgress: progress });
+  const turns: Record<string, Summary> = {};
+  const calls: Record<string, Summary> = {};
+  for (const [name, measured] of Object.entries(samples)) {
+    turns[name] = figure(
+      section,
+      `turn overhead, ${name}`,
+      measured.turn,
+      "ms",
+      "warm container, instant model",
+    );
+    calls[name] = figure(
+      section,
+      `bridged call, ${name}`,
+      measured.call,
+      "ms/call",
+      "100 calls in one program",
+    );
+  }
+  for (const name of ["TLS", "SSH"]) {
+    ratio(section, `turn ${name}/unix at p50`, turns[name]!.p50 / turns["unix socket"]!.p50);
+    ratio(section, `call ${name}/unix at p50`, calls[name]!.p50 / calls["unix socket"]!.p50);
+  }
 }
 
 if (wanted("throughput")) {

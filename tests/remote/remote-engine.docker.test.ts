@@ -12,8 +12,8 @@ import {
 } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../../packages/cli/test/run-cli.ts";
+import { type SshFront, startSshFront, startTlsFront, type TlsFront } from "../support/engine-fronts.ts";
 import { docker, echoTool, removedSoon, resultJson, runAgentCase, runCase } from "../support/harness.ts";
-import { type SshFront, startSshFront, startTlsFront, type TlsFront } from "./engine-fronts.ts";
 
 // The sandbox against a remote engine: the local engine behind TLS (client certificates) and behind
 // sshd, both on loopback ports the test opens. Each front runs the acceptance cases and one turn.
