@@ -142,7 +142,9 @@ export class SshEngineAgent extends Agent {
   private login(): Promise<Client> {
     const target = this.target;
     return new Promise<Client>((resolve, reject) => {
-      const socket = connect({ host: target.host, port: target.port });
+      // No Nagle delay: each bridged call is a small frame each way, which Nagle's algorithm with
+      // the peer's delayed acknowledgement would hold back for tens of milliseconds.
+      const socket = connect({ host: target.host, port: target.port, noDelay: true });
       const client = new Client();
       const fail = (error: Error) => {
         socket.destroy();
