@@ -1,7 +1,9 @@
 // The longest functions of each package's non-test sources (declarations, methods, accessors,
-// constructors and function expressions or arrows, each counted from its first to its last line),
-// for the "no function over about 60 lines" rule of issue 19.
+// constructors and function expressions or arrows, each counted from its first to its last line;
+// Python functions and classes too, read with python3's ast), for the "no function over about 60
+// lines" rule of issue 19.
 // Usage: node scripts/function-lengths.ts [package...] [--top N]   (default: every package, top 5)
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,12 +13,44 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 export type FunctionLength = { file: string; name: string; lines: number };
 
-function sourceFiles(folder: string): string[] {
+function sourceFiles(folder: string, extension: ".ts" | ".py"): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
-    if (statSync(path).isDirectory()) return name === "node_modules" ? [] : sourceFiles(path);
-    return name.endsWith(".ts") && !name.endsWith(".test.ts") ? [path] : [];
+    if (statSync(path).isDirectory()) return name === "node_modules" ? [] : sourceFiles(path, extension);
+    return name.endsWith(extension) && !name.endsWith(".test.ts") ? [path] : [];
   });
+}
+
+/** Every function and class of Python files, by python3's own parser (none when python3 is missing). */
+const pythonLister = `
+import ast, json, sys
+found = []
+for path in sys.argv[1:]:
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    def visit(node, owner):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = owner + child.name
+                kind = "class " if isinstance(child, ast.ClassDef) else ""
+                found.append({"file": path, "name": kind + name, "lines": child.end_lineno - child.lineno + 1})
+                visit(child, name + ".")
+            else:
+                visit(child, owner)
+    visit(tree, "")
+print(json.dumps(found))
+`;
+
+export function pythonFunctionLengths(paths: string[]): FunctionLength[] {
+  if (paths.length === 0) return [];
+  try {
+    const output = execFileSync("python3", ["-c", pythonLister, ...paths], { encoding: "utf8" });
+    return (JSON.parse(output) as FunctionLength[]).map((item) => ({
+      ...item,
+      file: relative(root, item.file),
+    }));
+  } catch {
+    return [];
+  }
 }
 
 function nameOf(node: ts.Node, source: ts.SourceFile): string {
@@ -54,10 +88,18 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     .filter((argument, index, all) => !argument.startsWith("--") && all[index - 1] !== "--top");
   const packages = named.length > 0 ? named : readdirSync(join(root, "packages"));
   for (const name of packages) {
-    const lengths = sourceFiles(join(root, "packages", name, "src")).flatMap(functionLengths);
-    lengths.sort((left, right) => right.lines - left.lines);
-    process.stdout.write(`${name}:\n`);
-    for (const item of lengths.slice(0, top))
-      process.stdout.write(`  ${item.lines}\t${item.name}\t${item.file}\n`);
+    const source = join(root, "packages", name, "src");
+    const lengths = sourceFiles(source, ".ts").flatMap(functionLengths);
+    const python = pythonFunctionLengths(sourceFiles(source, ".py"));
+    for (const [label, items] of [
+      [name, lengths],
+      [`${name} (Python)`, python],
+    ] as const) {
+      if (items.length === 0) continue;
+      const sorted = [...items].sort((left, right) => right.lines - left.lines);
+      process.stdout.write(`${label}:\n`);
+      for (const item of sorted.slice(0, top))
+        process.stdout.write(`  ${item.lines}\t${item.name}\t${item.file}\n`);
+    }
   }
 }

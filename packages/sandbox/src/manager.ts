@@ -183,22 +183,14 @@ export class SandboxManager {
       throw new SandboxError("This sandbox manager was cleaned up.", { code: "manager-closed" });
     await this.ready();
     const docker = this.requireDocker();
-    const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
-    if (!(deadlineSeconds >= 1)) {
-      throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
-        code: "invalid-option",
-      });
-    }
+    const deadlineSeconds = checkedDeadlineSeconds(options);
     if (this.pool.size > 0 && options.deadlineSeconds === undefined && options.labels === undefined) {
       const pooled = await this.pool.take(options.signal);
       this.sessions.add(pooled);
       return pooled;
     }
-    const extra = Object.fromEntries(
-      Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
-    );
     const deadline = new Date(Date.now() + deadlineSeconds * 1000);
-    const labels = buildLabels({ managerId: this.managerId, deadline, extra });
+    const labels = buildLabels({ managerId: this.managerId, deadline, extra: callerLabels(options) });
     // Waits (in order) while maxConcurrent containers are alive; load never fails a request.
     const slot = await this.pool.reserve(options.signal);
     let identity: SandboxIdentity | undefined;
@@ -350,4 +342,22 @@ export class SandboxManager {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
+}
+
+/** The session's deadline in seconds (default 1 h), or a SandboxError when it is under 1. */
+function checkedDeadlineSeconds(options: CreateSessionOptions): number {
+  const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
+  if (!(deadlineSeconds >= 1)) {
+    throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
+      code: "invalid-option",
+    });
+  }
+  return deadlineSeconds;
+}
+
+/** The caller's own labels; the codeaction.* ones are the sandbox's and are dropped. */
+function callerLabels(options: CreateSessionOptions): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
+  );
 }

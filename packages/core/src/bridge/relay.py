@@ -202,7 +202,11 @@ def write_file(dir_fd, name, data):
 
 
 class Stream:
-    """One of the program's output pipes: forwards a head live, keeps a tail, counts the rest."""
+    """One of the program's output pipes: forwards a head live, keeps a tail, counts the rest.
+
+    The tail is a ring of fixed size and each read lands in one buffer the relay reuses: a program
+    that prints gigabytes makes the relay allocate nothing per read (allocating and freeing 64 KiB
+    blocks made the C allocator hand memory back and take it again on every read)."""
 
     def __init__(self, kind, name, fd, limit):
         self.kind = kind
@@ -212,7 +216,10 @@ class Stream:
         self.head_limit = limit - self.tail_limit
         self.forwarded = 0
         self.total = 0
-        self.tail = bytearray()
+        # The tail's ring: `tail_length` bytes ending before `tail_end` (wrapping around).
+        self.tail = bytearray(self.tail_limit)
+        self.tail_length = 0
+        self.tail_end = 0
         self.tail_starts_line = True
         self.open = True
         # Where the last line starting with RESULT: begins (stdout's answer), and the last newline
@@ -221,42 +228,67 @@ class Stream:
         self.last_result = None
         self.head_last_newline = -1
 
-    def take(self, data):
-        """Counts one read and keeps its tail; returns the part to forward live (the head, maybe empty)."""
+    def take(self, buffer, count):
+        """Counts one read (the first `count` bytes of `buffer`) and keeps its tail; returns the part
+        to forward live (the head, maybe empty)."""
         start = self.total
-        self.total += len(data)
+        self.total += count
         # The last RESULT: line in this read, else one that straddles the previous read: the carry
         # (the last 7 bytes seen, or a newline at the start) plus this read's first 7 bytes. The
         # pattern is longer than the carry, so no line is found twice, and no read is copied whole.
-        found = data.rfind(b"\nRESULT:")
+        found = buffer.rfind(b"\nRESULT:", 0, count)
         if found >= 0:
             self.last_result = start + found + 1
         else:
-            found = (self.carry + data[:7]).rfind(b"\nRESULT:")
+            found = (self.carry + buffer[: min(7, count)]).rfind(b"\nRESULT:")
             if found >= 0:
                 self.last_result = start - len(self.carry) + found + 1
-        self.carry = (self.carry + data[-7:])[-7:]
+        self.carry = (self.carry + buffer[max(0, count - 7) : count])[-7:]
         head = b""
-        room = self.head_limit - self.forwarded
+        room = min(self.head_limit - self.forwarded, count)
         if room > 0:
-            head = data[:room]
+            head = bytes(buffer[:room])
             newline = head.rfind(b"\n")
             if newline >= 0:
                 self.head_last_newline = self.forwarded + newline
-            self.forwarded += len(head)
-            data = data[room:]
-        if data:
-            self.tail += data
-            overflow = len(self.tail) - self.tail_limit
-            if overflow > 0:
-                self.tail_starts_line = self.tail[overflow - 1 : overflow] == b"\n"
-                del self.tail[:overflow]
+            self.forwarded += room
+        if count > max(room, 0):
+            with memoryview(buffer) as view:
+                self.keep_tail(view[max(room, 0) : count])
         return head
+
+    def keep_tail(self, part):
+        """Adds `part` to the tail's ring, the oldest bytes making room."""
+        size = len(part)
+        limit = self.tail_limit
+        overflow = self.tail_length + size - limit
+        if overflow > 0:
+            # Whether the first byte kept starts a line: the byte before it is a newline.
+            if overflow <= self.tail_length:
+                before = self.tail[(self.tail_end - self.tail_length + overflow - 1) % limit]
+            else:
+                before = part[overflow - self.tail_length - 1]
+            self.tail_starts_line = before == 10
+        if limit == 0:
+            return
+        kept = part[max(0, size - limit) :]
+        first = min(len(kept), limit - self.tail_end)
+        self.tail[self.tail_end : self.tail_end + first] = kept[:first]
+        self.tail[: len(kept) - first] = kept[first:]
+        self.tail_end = (self.tail_end + len(kept)) % limit
+        self.tail_length = min(limit, self.tail_length + size)
+
+    def tail_bytes(self):
+        """The tail's bytes, oldest first."""
+        begin = self.tail_end - self.tail_length
+        if begin >= 0:
+            return bytes(self.tail[begin : self.tail_end])
+        return bytes(self.tail[begin:]) + bytes(self.tail[: self.tail_end])
 
     def final_tail(self):
         """The tail frame's header and bytes, or None when there is nothing to send after the head."""
-        dropped = self.total - self.forwarded - len(self.tail)
-        tail = bytes(self.tail)
+        dropped = self.total - self.forwarded - self.tail_length
+        tail = self.tail_bytes()
         if dropped > 0 and not self.tail_starts_line:
             # The kept tail starts inside a line whose beginning was dropped: begin at the next line.
             newline = tail.find(b"\n")
@@ -393,31 +425,254 @@ class ReplyBell:
             self.fd = None
 
 
-class Relay:
+class RequestDoorbell:
+    """The program's request doorbell (its fd 3): one request id a line. Each valid ring sends the
+    request file to the host; while MAX_OUTSTANDING requests wait for their answers the doorbell is
+    not read, so a program that rings faster than the host answers waits instead of queueing."""
+
+    def __init__(self, selector, host):
+        self.selector = selector
+        self.host = host
+        self.fd = None
+        self.buffer = bytearray()
+        self.skipping = False
+        self.paused = False
+        self.accepting = False
+        self.outstanding = set()
+        self.requests = 0
+        # Set by open(): the requests folder and the request size cap.
+        self.requests_fd = None
+        self.max_request_bytes = 0
+
+    def open(self, fd, requests_fd, max_request_bytes):
+        self.fd = fd
+        self.requests_fd = requests_fd
+        self.max_request_bytes = max_request_bytes
+        self.accepting = True
+        self.selector.register(fd, selectors.EVENT_READ, "doorbell")
+
+    def read(self):
+        try:
+            data = os.read(self.fd, CHUNK_BYTES)
+        except OSError:
+            data = b""
+        if not data:
+            self.close()
+            return
+        self.buffer += data
+        self.drain()
+
+    def drain(self):
+        """Handles whole doorbell lines while fewer than MAX_OUTSTANDING requests wait for the host."""
+        while len(self.outstanding) < MAX_OUTSTANDING:
+            newline = self.buffer.find(b"\n")
+            if newline < 0:
+                break
+            line = bytes(self.buffer[:newline])
+            del self.buffer[: newline + 1]
+            if self.skipping:
+                # The end of a line that was too long: drop it with the rest of that line.
+                self.skipping = False
+            elif self.accepting:
+                self.on_request(line)
+        if len(self.buffer) > MAX_DOORBELL_LINE_BYTES and self.buffer.find(b"\n") < 0:
+            self.host.notice("a doorbell line was too long; it was ignored")
+            self.buffer.clear()
+            self.skipping = True
+        if len(self.outstanding) >= MAX_OUTSTANDING:
+            self.pause()
+        else:
+            self.resume()
+
+    def on_request(self, line):
+        try:
+            request_id = line.decode("ascii")
+        except UnicodeDecodeError:
+            request_id = ""
+        if len(line) > MAX_DOORBELL_LINE_BYTES or not ID_PATTERN.fullmatch(request_id):
+            self.host.notice(f"ignored a request with an invalid id: {line[:80]!r}")
+            return
+        if request_id in self.outstanding:
+            self.host.notice(f"ignored a repeated ring for {request_id}, which is still being answered")
+            return
+        self.requests += 1
+        self.outstanding.add(request_id)
+        body, refusal = read_request_file(self.requests_fd, request_id, self.max_request_bytes)
+        if refusal is not None:
+            self.host.send_with_header(b"Q", {"id": request_id, "refused": refusal}, b"")
+            return
+        self.host.send_with_header(b"Q", {"id": request_id}, body)
+
+    def settle(self, request_id):
+        """The host answered `request_id`: whether the answer is to be handed to the program."""
+        self.outstanding.discard(request_id)
+        return self.accepting and ID_PATTERN.fullmatch(request_id) is not None
+
+    def pause(self):
+        if not self.paused and self.fd is not None:
+            self.selector.unregister(self.fd)
+            self.paused = True
+
+    def resume(self):
+        if self.paused and self.fd is not None:
+            self.selector.register(self.fd, selectors.EVENT_READ, "doorbell")
+            self.paused = False
+
+    def close(self):
+        if self.fd is not None:
+            if not self.paused:
+                self.selector.unregister(self.fd)
+            os.close(self.fd)
+            self.fd = None
+
+
+class ProgramProcesses:
+    """The program's processes: the interpreter started ahead, the running program, and the ending:
+    what is killed (its process group, and with killStragglers whatever else it started) and how it
+    exited."""
+
     def __init__(self):
-        self.selector = selectors.DefaultSelector()
-        self.output_directory = None
-        self.host = HostChannel(self.on_host_gone)
-        self.started = False
+        self.waiting = None
         self.child_pid = None
         self.child_status = None
         self.kill_requested = False
-        self.accepting = False
-        self.streams = {}
-        self.doorbell_buffer = bytearray()
-        self.doorbell_skipping = False
-        self.bell = ReplyBell(self.selector, self.host.notice)
-        self.requests = 0
-        self.protected = set()
         self.kill_stragglers = False
+        # The processes (pid, start time) that were there before the program: never killed.
+        self.protected = set()
+
+    def start_ahead(self):
+        self.waiting = start_interpreter()
+
+    def take_interpreter(self):
+        """The interpreter started ahead when it still waits, else a new one; the relay's from now."""
+        waiting = self.waiting if self.waiting_alive() else start_interpreter()
         self.waiting = None
-        self.outstanding = set()
-        self.doorbell_paused = False
-        # Set by start(): the request size cap, the bridge's request and response folders, the doorbell.
-        self.max_request_bytes = 0
-        self.requests_fd = None
+        return waiting
+
+    def waiting_alive(self):
+        """Whether the interpreter started ahead still waits; a dead one is reaped and its pipes closed."""
+        if self.waiting is None:
+            return False
+        try:
+            pid, _status = os.waitpid(self.waiting["pid"], os.WNOHANG)
+        except ChildProcessError:
+            pid = self.waiting["pid"]
+        if pid == 0:
+            return True
+        for key in ("go", "out", "err", "request", "reply"):
+            os.close(self.waiting[key])
+        self.waiting = None
+        return False
+
+    def protect_others(self, pid):
+        self.protected = {(other, process_start_time(other)) for other in list_pids() if other != pid}
+
+    def kill_everything(self):
+        if self.waiting is not None:
+            try:
+                os.killpg(self.waiting["pid"], signal.SIGKILL)
+            except OSError:
+                pass
+        if self.child_pid is not None:
+            try:
+                os.killpg(self.child_pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if not self.kill_stragglers:
+            return
+        kill_leftover_processes(self.protected)
+
+    def reap(self):
+        """Whether the program exited just now (its status is kept)."""
+        if self.child_pid is None or self.child_status is not None:
+            return False
+        try:
+            pid, status = os.waitpid(self.child_pid, os.WNOHANG)
+        except ChildProcessError:
+            pid, status = self.child_pid, 0
+        if pid != self.child_pid:
+            return False
+        self.child_status = status
+        return True
+
+    def exit_code_and_signal(self):
+        status = self.child_status
+        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + (signal_number or 0)
+        return exit_code, signal_number
+
+
+def prepare_bridge(bridge, module, program):
+    """Makes the bridge folder (requests, responses, lib with the tools module, program.py) and
+    returns the requests and responses folders, opened."""
+    os.makedirs(bridge, mode=0o700, exist_ok=True)
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    bridge_fd = os.open(bridge, flags)
+    for name in ("requests", "responses", "lib"):
+        os.mkdir(name, mode=0o700, dir_fd=bridge_fd)
+    requests_fd = os.open("requests", flags, dir_fd=bridge_fd)
+    responses_fd = os.open("responses", flags, dir_fd=bridge_fd)
+    lib_fd = os.open("lib", flags, dir_fd=bridge_fd)
+    write_file(lib_fd, "codeaction_tools.py", module.encode())
+    write_file(bridge_fd, "program.py", program.encode())
+    os.close(lib_fd)
+    os.close(bridge_fd)
+    return requests_fd, responses_fd
+
+
+def send_go(go_fd, bridge, workdir):
+    """Tells the waiting interpreter what to run, and where (its go line), and closes its go pipe."""
+    go = {
+        "lib": os.path.join(bridge, "lib"),
+        "program": os.path.join(bridge, "program.py"),
+        "workDirectory": workdir,
+        "environment": {
+            "CODEACTION_BRIDGE_DIR": bridge,
+            "CODEACTION_REQUEST_FD": str(REQUEST_FD),
+            "CODEACTION_REPLY_FD": str(REPLY_FD),
+        },
+    }
+    try:
+        view = memoryview(json.dumps(go).encode() + b"\n")
+        while view:
+            view = view[os.write(go_fd, view) :]
+    except OSError:
+        pass  # the interpreter is gone: its exit is reported like any program's
+    os.close(go_fd)
+
+
+def count_output_entries(output_directory):
+    """Entries in the output folder (at most 2; 0 when it is absent), or None when it is not a plain folder.
+
+    Only a hint: at 0 the host skips reading the folder; otherwise it reads it as hostile, as always.
+    """
+    if output_directory is None:
+        return None
+    try:
+        if not stat.S_ISDIR(os.lstat(output_directory).st_mode):
+            return None
+        with os.scandir(output_directory) as entries:
+            return sum(1 for _ in itertools.islice(entries, 2))
+    except FileNotFoundError:
+        return 0
+    except OSError:
+        return None
+
+
+class Relay:
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.host = HostChannel(self.on_host_gone)
+        self.bell = ReplyBell(self.selector, self.host.notice)
+        self.doorbell = RequestDoorbell(self.selector, self.host)
+        self.processes = ProgramProcesses()
+        self.started = False
+        self.streams = {}
+        # Every read of the program's output lands here (Stream.take).
+        self.read_buffer = bytearray(CHUNK_BYTES)
+        # Set by start(): the program's output folder and the bridge's responses folder.
+        self.output_directory = None
         self.responses_fd = None
-        self.doorbell_fd = None
 
     # Frames from the host -----------------------------------------------------------------
 
@@ -443,107 +698,72 @@ class Relay:
             header = json.loads(payload[:newline])
             self.answer(header["id"], payload[newline + 1 :])
         elif kind == b"K":
-            self.kill_requested = True
-            self.kill_everything()
+            self.processes.kill_requested = True
+            self.processes.kill_everything()
         else:
             self.fatal(f"unexpected frame from the host: {kind!r}")
 
     def fatal(self, message):
         self.host.send_json(b"F", {"message": message})
-        self.kill_everything()
+        self.processes.kill_everything()
         sys.exit(70)
 
     def on_host_gone(self):
         self.host.gone = True
-        self.kill_everything()
+        self.processes.kill_everything()
         os._exit(0)
+
+    def answer(self, request_id, body):
+        if not self.doorbell.settle(request_id):
+            return
+        try:
+            write_file(self.responses_fd, request_id + ".json", body)
+        except OSError as error:
+            self.host.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
+        self.bell.ring(request_id)
+        if self.doorbell.fd is not None:
+            self.doorbell.drain()
 
     # Start --------------------------------------------------------------------------------
 
     def start(self, options):
         self.started = True
-        self.kill_stragglers = bool(options.get("killStragglers")) and os.getuid() != 0
-        self.max_request_bytes = int(options["maxRequestBytes"])
+        processes = self.processes
+        processes.kill_stragglers = bool(options.get("killStragglers")) and os.getuid() != 0
         limit = int(options["maxOutputBytes"])
         bridge = options["bridgeDirectory"]
         workdir = options["workDirectory"]
         self.output_directory = os.path.join(workdir, "out")
+        requests_fd, self.responses_fd = prepare_bridge(bridge, options["module"], options["program"])
 
-        os.makedirs(bridge, mode=0o700, exist_ok=True)
-        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-        bridge_fd = os.open(bridge, flags)
-        for name in ("requests", "responses", "lib"):
-            os.mkdir(name, mode=0o700, dir_fd=bridge_fd)
-        self.requests_fd = os.open("requests", flags, dir_fd=bridge_fd)
-        self.responses_fd = os.open("responses", flags, dir_fd=bridge_fd)
-        lib_fd = os.open("lib", flags, dir_fd=bridge_fd)
-        write_file(lib_fd, "codeaction_tools.py", options["module"].encode())
-        write_file(bridge_fd, "program.py", options["program"].encode())
-        os.close(lib_fd)
-        os.close(bridge_fd)
-
-        waiting = self.waiting if self.waiting_alive() else start_interpreter()
-        self.waiting = None
+        waiting = processes.take_interpreter()
         pid = waiting["pid"]
-        out_read, err_read, request_read = waiting["out"], waiting["err"], waiting["request"]
+        out_read, err_read = waiting["out"], waiting["err"]
         self.bell.fd = waiting["reply"]
-        go = {
-            "lib": os.path.join(bridge, "lib"),
-            "program": os.path.join(bridge, "program.py"),
-            "workDirectory": workdir,
-            "environment": {
-                "CODEACTION_BRIDGE_DIR": bridge,
-                "CODEACTION_REQUEST_FD": str(REQUEST_FD),
-                "CODEACTION_REPLY_FD": str(REPLY_FD),
-            },
-        }
-        self.protected = {(other, process_start_time(other)) for other in list_pids() if other != pid}
-        try:
-            view = memoryview(json.dumps(go).encode() + b"\n")
-            while view:
-                view = view[os.write(waiting["go"], view) :]
-        except OSError:
-            pass  # the interpreter is gone: its exit is reported like any program's
-        os.close(waiting["go"])
+        processes.protect_others(pid)
+        send_go(waiting["go"], bridge, workdir)
 
-        self.child_pid = pid
-        self.accepting = True
+        processes.child_pid = pid
         self.streams = {
             out_read: Stream(b"O", "stdout", out_read, limit),
             err_read: Stream(b"E", "stderr", err_read, limit),
         }
         for fd in self.streams:
             self.selector.register(fd, selectors.EVENT_READ, "stream")
-        self.doorbell_fd = request_read
-        self.selector.register(request_read, selectors.EVENT_READ, "doorbell")
+        self.doorbell.open(waiting["request"], requests_fd, int(options["maxRequestBytes"]))
         self.host.send_json(b"R", {"pid": pid})
-
-    def waiting_alive(self):
-        """Whether the interpreter started ahead still waits; a dead one is reaped and its pipes closed."""
-        if self.waiting is None:
-            return False
-        try:
-            pid, _status = os.waitpid(self.waiting["pid"], os.WNOHANG)
-        except ChildProcessError:
-            pid = self.waiting["pid"]
-        if pid == 0:
-            return True
-        for key in ("go", "out", "err", "request", "reply"):
-            os.close(self.waiting[key])
-        self.waiting = None
-        return False
 
     # The program's output ----------------------------------------------------------------
 
     def read_stream(self, stream):
         try:
-            data = os.read(stream.fd, CHUNK_BYTES)
+            count = os.readv(stream.fd, [self.read_buffer])
         except OSError:
-            data = b""
-        if not data:
+            count = 0
+        if not count:
             self.close_stream(stream)
             return False
-        head = stream.take(data)
+        head = stream.take(self.read_buffer, count)
         if head:
             self.host.send(stream.kind, head)
         return True
@@ -559,124 +779,35 @@ class Relay:
         if frame is not None:
             self.host.send_with_header(b"T", *frame)
 
-    # Requests ------------------------------------------------------------------------------
-
-    def read_doorbell(self):
-        try:
-            data = os.read(self.doorbell_fd, CHUNK_BYTES)
-        except OSError:
-            data = b""
-        if not data:
-            self.close_doorbell()
-            return
-        self.doorbell_buffer += data
-        self.drain_doorbell()
-
-    def drain_doorbell(self):
-        """Handles whole doorbell lines while fewer than MAX_OUTSTANDING requests wait for the host."""
-        while len(self.outstanding) < MAX_OUTSTANDING:
-            newline = self.doorbell_buffer.find(b"\n")
-            if newline < 0:
-                break
-            line = bytes(self.doorbell_buffer[:newline])
-            del self.doorbell_buffer[: newline + 1]
-            if self.doorbell_skipping:
-                # The end of a line that was too long: drop it with the rest of that line.
-                self.doorbell_skipping = False
-            elif self.accepting:
-                self.on_request(line)
-        if len(self.doorbell_buffer) > MAX_DOORBELL_LINE_BYTES and self.doorbell_buffer.find(b"\n") < 0:
-            self.host.notice("a doorbell line was too long; it was ignored")
-            self.doorbell_buffer.clear()
-            self.doorbell_skipping = True
-        if len(self.outstanding) >= MAX_OUTSTANDING:
-            self.pause_doorbell()
-        else:
-            self.resume_doorbell()
-
-    def on_request(self, line):
-        try:
-            request_id = line.decode("ascii")
-        except UnicodeDecodeError:
-            request_id = ""
-        if len(line) > MAX_DOORBELL_LINE_BYTES or not ID_PATTERN.fullmatch(request_id):
-            self.host.notice(f"ignored a request with an invalid id: {line[:80]!r}")
-            return
-        if request_id in self.outstanding:
-            self.host.notice(f"ignored a repeated ring for {request_id}, which is still being answered")
-            return
-        self.requests += 1
-        self.outstanding.add(request_id)
-        body, refusal = read_request_file(self.requests_fd, request_id, self.max_request_bytes)
-        if refusal is not None:
-            return self.refuse(request_id, refusal)
-        self.host.send_with_header(b"Q", {"id": request_id}, body)
-
-    def pause_doorbell(self):
-        if not self.doorbell_paused and self.doorbell_fd is not None:
-            self.selector.unregister(self.doorbell_fd)
-            self.doorbell_paused = True
-
-    def resume_doorbell(self):
-        if self.doorbell_paused and self.doorbell_fd is not None:
-            self.selector.register(self.doorbell_fd, selectors.EVENT_READ, "doorbell")
-            self.doorbell_paused = False
-
-    def refuse(self, request_id, reason):
-        self.host.send_with_header(b"Q", {"id": request_id, "refused": reason}, b"")
-
-    def answer(self, request_id, body):
-        self.outstanding.discard(request_id)
-        if not self.accepting or not ID_PATTERN.fullmatch(request_id):
-            return
-        try:
-            write_file(self.responses_fd, request_id + ".json", body)
-        except OSError as error:
-            self.host.notice(f"could not write the response of {request_id}: {os.strerror(error.errno)}")
-        self.bell.ring(request_id)
-        if self.doorbell_fd is not None:
-            self.drain_doorbell()
-
-    def close_doorbell(self):
-        if self.doorbell_fd is not None:
-            if not self.doorbell_paused:
-                self.selector.unregister(self.doorbell_fd)
-            os.close(self.doorbell_fd)
-            self.doorbell_fd = None
-
     # Ending -------------------------------------------------------------------------------
 
-    def kill_everything(self):
-        if self.waiting is not None:
-            try:
-                os.killpg(self.waiting["pid"], signal.SIGKILL)
-            except OSError:
-                pass
-        if self.child_pid is not None:
-            try:
-                os.killpg(self.child_pid, signal.SIGKILL)
-            except OSError:
-                pass
-        if not self.kill_stragglers:
-            return
-        kill_leftover_processes(self.protected)
-
-    def reap(self):
-        if self.child_pid is None or self.child_status is not None:
-            return
-        try:
-            pid, status = os.waitpid(self.child_pid, os.WNOHANG)
-        except ChildProcessError:
-            pid, status = self.child_pid, 0
-        if pid == self.child_pid:
-            self.child_status = status
-            self.finish()
-
     def finish(self):
-        self.accepting = False
-        self.kill_everything()
-        self.close_doorbell()
+        self.doorbell.accepting = False
+        self.processes.kill_everything()
+        self.doorbell.close()
         self.bell.close()
+        self.drain_streams()
+        for stream in self.streams.values():
+            self.flush_tail(stream)
+        exit_code, signal_number = self.processes.exit_code_and_signal()
+        out, err = self.streams.values()
+        self.host.send_json(
+            b"X",
+            {
+                "exitCode": exit_code,
+                "signal": signal_number,
+                "killed": self.processes.kill_requested,
+                "stdoutBytes": out.total,
+                "stderrBytes": err.total,
+                "requests": self.doorbell.requests,
+                "notices": self.host.notices,
+                "outputEntries": count_output_entries(self.output_directory),
+            },
+        )
+        sys.exit(0)
+
+    def drain_streams(self):
+        """Reads what is left in the output pipes, for at most DRAIN_SECONDS."""
         deadline = time.monotonic() + DRAIN_SECONDS
         while any(stream.open for stream in self.streams.values()):
             remaining = deadline - time.monotonic()
@@ -687,48 +818,13 @@ class Relay:
                     self.read_stream(self.streams[key.fd])
                 elif key.data == "host":
                     self.read_host()
-        for stream in self.streams.values():
-            self.flush_tail(stream)
-        status = self.child_status
-        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + (signal_number or 0)
-        out, err = self.streams.values()
-        self.host.send_json(
-            b"X",
-            {
-                "exitCode": exit_code,
-                "signal": signal_number,
-                "killed": self.kill_requested,
-                "stdoutBytes": out.total,
-                "stderrBytes": err.total,
-                "requests": self.requests,
-                "notices": self.host.notices,
-                "outputEntries": self.count_output_entries(),
-            },
-        )
-        sys.exit(0)
 
-    def count_output_entries(self):
-        """Entries in the output folder (at most 2; 0 when it is absent), or None when it is not a plain folder.
-
-        Only a hint: at 0 the host skips reading the folder; otherwise it reads it as hostile, as always.
-        """
-        if self.output_directory is None:
-            return None
-        try:
-            if not stat.S_ISDIR(os.lstat(self.output_directory).st_mode):
-                return None
-            with os.scandir(self.output_directory) as entries:
-                return sum(1 for _ in itertools.islice(entries, 2))
-        except FileNotFoundError:
-            return 0
-        except OSError:
-            return None
+    # The loop -----------------------------------------------------------------------------
 
     def run(self):
         set_not_dumpable()
         # The program's interpreter starts now, while the relay waits for the host's start frame.
-        self.waiting = start_interpreter()
+        self.processes.start_ahead()
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
         os.set_blocking(wake_write, False)
@@ -739,25 +835,29 @@ class Relay:
         self.selector.register(wake_read, selectors.EVENT_READ, "wake")
         while True:
             for key, _ in self.selector.select(1.0):
-                if key.data == "host":
-                    self.read_host()
-                elif key.data == "stream":
-                    stream = self.streams.get(key.fd)
-                    if stream is not None and stream.open:
-                        self.read_stream(stream)
-                elif key.data == "doorbell":
-                    if self.doorbell_fd is not None:
-                        self.read_doorbell()
-                elif key.data == "bell":
-                    self.bell.flush()
-                elif key.data == "wake":
-                    try:
-                        os.read(wake_read, 4096)
-                    except BlockingIOError:
-                        pass
+                self.on_ready(key.data, key.fd, wake_read)
             # Frames the host sent while the relay waited to write are handled now.
             self.process_host_frames()
-            self.reap()
+            if self.processes.reap():
+                self.finish()
+
+    def on_ready(self, what, fd, wake_read):
+        if what == "host":
+            self.read_host()
+        elif what == "stream":
+            stream = self.streams.get(fd)
+            if stream is not None and stream.open:
+                self.read_stream(stream)
+        elif what == "doorbell":
+            if self.doorbell.fd is not None:
+                self.doorbell.read()
+        elif what == "bell":
+            self.bell.flush()
+        elif what == "wake":
+            try:
+                os.read(wake_read, 4096)
+            except BlockingIOError:
+                pass
 
 
 if __name__ == "__main__":
