@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { countLines, readRows, scanCsv, tableName } from "./csv-table.ts";
+import { describeTable } from "./csv-tool.ts";
 
 let folder: string;
 beforeAll(async () => {
@@ -174,6 +175,39 @@ describe("a file bigger than the typing sample", () => {
     const table = await scanCsv(path, { sampleBytes: 256 });
     expect(table.sample?.rowCountEstimated).toBe(true);
     expect(table.rowCount).toBe(200);
+  });
+
+  it("a JSON Lines file: columns and types from its first lines, the rest counted exactly, pages read with the sample's keys", async () => {
+    const lines = Array.from({ length: 200 }, (_, index) =>
+      JSON.stringify({ id: index, amount: index * 2, note: index === 3 ? "two\nlines" : "x" }),
+    );
+    // Past the sample: a misfit amount, a key never seen in the sample, a blank line, CRLF.
+    const tail = ['{"id": 200, "amount": "n/a", "note": "y", "late": 1}', "", '{"id": 201, "amount": 7}'];
+    const path = await csvFile("sampled.jsonl", `${[...lines, ...tail].join("\r\n")}\r\n`);
+    const table = await scanCsv(path, { format: "jsonl", sampleBytes: 1024 });
+    expect(table.sample?.rows).toBeGreaterThan(10);
+    expect(table.sample?.rows).toBeLessThan(200);
+    // An escaped line break in a value does not make the count an estimate.
+    expect(table.sample?.rowCountEstimated).toBe(false);
+    expect(table.rowCount).toBe(202);
+    expect(table.columns.map((column) => [column.name, column.type])).toEqual([
+      ["id", "int"],
+      ["amount", "int"],
+      ["note", "str"],
+    ]);
+    expect(await readRows(table, { offset: 199 })).toEqual([
+      { id: 199, amount: 398, note: "x" },
+      { id: 200, amount: "n/a", note: "y" },
+      { id: 201, amount: 7, note: null },
+    ]);
+    expect(describeTable(table)).toContain(
+      "The columns (the keys), the types (and the values listed) are from a sample, the first",
+    );
+    expect(describeTable(table)).toContain("; a key first seen later is not among the columns.");
+    const whole = await scanCsv(path, { format: "jsonl", sampleBytes: 1024 * 1024 });
+    expect(whole.sample).toBeUndefined();
+    expect(whole.rowCount).toBe(202);
+    expect(whole.columns.map((column) => column.name)).toEqual(["id", "amount", "note", "late"]);
   });
 
   it("counts lines with content from a byte offset: LF, CRLF, blank lines, no final line break", async () => {

@@ -54,8 +54,10 @@ export function describeTable(table: CsvTable, options: { dataPath?: string } = 
     `Return the rows of ${fileName} (${rowText}) as a list of dicts, one per row, with typed values: ${table.columns.map(describeColumn).join(", ")}.`,
   ];
   if (table.sample) {
+    const what = table.format === "jsonl" ? "The columns (the keys), the types" : "The types";
+    const keys = table.format === "jsonl" ? "; a key first seen later is not among the columns" : "";
     lines.push(
-      `The types (and the values listed) are from a sample, the first ${table.sample.rows.toLocaleString("en-US")} rows (${(table.sample.bytes / 1024 ** 2).toFixed(1)} MiB); a later cell that does not fit its column's type comes as its text.`,
+      `${what} (and the values listed) are from a sample, the first ${table.sample.rows.toLocaleString("en-US")} rows (${(table.sample.bytes / 1024 ** 2).toFixed(1)} MiB); a later cell that does not fit its column's type comes as its text${keys}.`,
     );
   }
   const pageSize = rowsPerCall(table);

@@ -1,7 +1,6 @@
 import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
-import { createInterface } from "node:readline";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
 import type { ColumnType } from "./column-types.ts";
@@ -76,19 +75,20 @@ export type SourceRecord = {
 /**
  * The records of a JSON, JSON Lines, xlsx or parquet file as text cells, the header first, so that
  * every format shares the CSV path's column typing. `keys` (from an earlier scan) saves JSON Lines
- * its first pass over the file.
+ * its first pass over the file; without them, `sampleBytes` limits that pass to a typing sample's lines.
  */
 export async function* readSourceRecords(
   file: string,
   format: Exclude<DataFormat, "csv" | "tsv">,
   keys?: string[],
+  sampleBytes?: number,
 ): AsyncGenerator<SourceRecord> {
   switch (format) {
     case "json":
       yield* keyedRecords(file, await readJsonArray(file));
       return;
     case "jsonl":
-      yield* jsonLinesRecords(file, keys ?? (await jsonLinesKeys(file)));
+      yield* jsonLinesRecords(file, keys ?? (await jsonLinesKeys(file, sampleBytes)));
       return;
     case "xlsx":
       yield* excelRecords(file);
@@ -153,12 +153,17 @@ function* keyedRecords(file: string, rows: unknown[]): Generator<SourceRecord> {
   }
 }
 
-async function* jsonLines(file: string): AsyncGenerator<{ value: unknown; line: number; bytesRead: number }> {
+/**
+ * The non-blank lines of a JSON Lines file, each parsed, with the byte offset just after it (lines
+ * end at "\n", an "\r" before it is dropped). One line in memory at a time.
+ */
+async function* jsonLines(
+  file: string,
+): AsyncGenerator<{ value: unknown; line: number; bytesRead: number; endByte: number }> {
   const source = createReadStream(file);
-  const lines = createInterface({ input: source, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
-    for await (const text of lines) {
+    for await (const { text, endByte } of fileLines(source)) {
       line += 1;
       if (text.trim() === "") continue;
       let value: unknown;
@@ -172,28 +177,58 @@ async function* jsonLines(file: string): AsyncGenerator<{ value: unknown; line: 
           cause: error,
         });
       }
-      yield { value: recordOf(file, value, line), line, bytesRead: source.bytesRead };
+      yield { value: recordOf(file, value, line), line, bytesRead: source.bytesRead, endByte };
     }
   } finally {
-    lines.close();
     source.destroy();
   }
 }
 
-/** Every key of a JSON Lines file, in the order first seen (one pass, one line in memory at a time). */
-async function jsonLinesKeys(file: string): Promise<string[]> {
+/** The lines of a stream as text, each with the byte offset just after its line break. */
+async function* fileLines(source: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; endByte: number }> {
+  /** The start of a line that began in an earlier chunk. */
+  let pending: Buffer[] = [];
+  let chunkStart = 0;
+  for await (const chunk of source) {
+    let from = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, from)) {
+      const bytes =
+        pending.length > 0
+          ? Buffer.concat([...pending, chunk.subarray(from, end)])
+          : chunk.subarray(from, end);
+      pending = [];
+      yield { text: lineText(bytes), endByte: chunkStart + end + 1 };
+      from = end + 1;
+    }
+    if (from < chunk.length) pending.push(chunk.subarray(from));
+    chunkStart += chunk.length;
+  }
+  if (pending.length > 0) yield { text: lineText(Buffer.concat(pending)), endByte: chunkStart };
+}
+
+function lineText(bytes: Buffer): string {
+  const text = bytes.toString("utf8");
+  return text.endsWith("\r") ? text.slice(0, -1) : text;
+}
+
+/**
+ * Every key of a JSON Lines file, in the order first seen (one pass, one line in memory at a time);
+ * with `untilByte`, of the lines up to the first one that ends at or past it (a typing sample's).
+ */
+async function jsonLinesKeys(file: string, untilByte?: number): Promise<string[]> {
   const keys = new Set<string>();
-  for await (const { value } of jsonLines(file)) {
+  for await (const { value, endByte } of jsonLines(file)) {
     for (const key of Object.keys(value as object)) keys.add(key);
+    if (untilByte !== undefined && endByte >= untilByte) break;
   }
   return [...keys];
 }
 
 async function* jsonLinesRecords(file: string, keys: string[]): AsyncGenerator<SourceRecord> {
   yield { record: keys, line: 0 };
-  for await (const { value, line, bytesRead } of jsonLines(file)) {
+  for await (const { value, line, bytesRead, endByte } of jsonLines(file)) {
     const values = value as Record<string, unknown>;
-    yield { record: keys.map((key) => cellText(values[key])), line, bytesRead };
+    yield { record: keys.map((key) => cellText(values[key])), line, bytesRead, endByte };
   }
 }
 
