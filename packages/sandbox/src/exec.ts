@@ -60,6 +60,9 @@ export async function startExec(
     stdin: options.stdin,
     Tty: false,
   })) as NodeJS.ReadWriteStream;
+  // Over TCP (a remote engine): no Nagle delay. Each bridged call is a small frame each way, which
+  // Nagle's algorithm with the peer's delayed acknowledgement holds back for about 40 ms.
+  (stream as { setNoDelay?: (noDelay: boolean) => unknown }).setNoDelay?.(true);
   return { exec, stream };
 }
 
