@@ -1,4 +1,4 @@
-import { AbortError, type AgentResult, type Attempt, type ToolCallRecord } from "@codeaction/core";
+import type { AgentResult, Attempt, ToolCallRecord } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
 import type { ModelChoice } from "./model-choice.ts";
 import { type RecordedOutputFile, recordOutputFile } from "./output/write-output-files.ts";
@@ -115,8 +115,13 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
   record.finishedAt = new Date().toISOString();
 }
 
-/** Fills the record from a failed turn: the error, and its attempts when it carries them. */
-export function failRunRecord(record: RunRecord, error: unknown): void {
+/**
+ * Fills the record from a failed turn: the error, and its attempts when it carries them. Loads
+ * @codeaction/core only here (it is loaded by then): `ask` imports this module before LangChain
+ * loads, so that its sandbox's container starts first.
+ */
+export async function failRunRecord(record: RunRecord, error: unknown): Promise<void> {
+  const { AbortError } = await import("@codeaction/core");
   record.status = AbortError.isInstance(error) ? "aborted" : "failed";
   const code = (error as { code?: unknown }).code;
   record.error = {

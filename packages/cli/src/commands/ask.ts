@@ -292,7 +292,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
     return result;
   } catch (error) {
     progress.stop();
-    failRunRecord(record, error);
+    await failRunRecord(record, error);
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts, context);
