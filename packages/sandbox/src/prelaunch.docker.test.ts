@@ -116,8 +116,10 @@ describe("a prelaunched container", () => {
 
 describe("a prelaunched container's owner process", () => {
   /** Runs the fixture; resolves with its first output line and the child. */
-  async function startOwner(mode: "hold" | "finish") {
+  async function startOwner(mode: "hold" | "finish" | "take") {
     const child = spawn(process.execPath, [ownerScript, mode], { stdio: ["ignore", "pipe", "inherit"] });
+    // Listened for from the start: the child may exit before its first line is read here.
+    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
     let output = "";
     child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
     while (!output.includes("\n")) {
@@ -125,23 +127,32 @@ describe("a prelaunched container's owner process", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const first = JSON.parse(output.split("\n")[0] ?? "") as { containerId: string; stdout?: string };
-    leftovers.push(first.containerId);
-    return { child, ...first };
+    if (first.containerId) leftovers.push(first.containerId);
+    return { child, exited, ...first };
   }
 
   test("ends by itself after closing its manager: the worker never keeps it alive", async () => {
-    const { child, containerId, stdout } = await startOwner("finish");
+    const { exited, containerId, stdout } = await startOwner("finish");
     expect(stdout).toBe("taken over\n");
-    const [exitCode] = await once(child, "exit");
+    const [exitCode] = await exited;
     expect(exitCode).toBe(0);
     await expect(docker.getContainer(containerId).inspect()).rejects.toMatchObject({ statusCode: 404 });
   });
 
+  test("waiting for the container with nothing else alive: the worker keeps the process up until it answers", async () => {
+    // An unreferenced worker would let the process exit (code 13, unsettled await) before the
+    // container is started.
+    const { exited, containerId } = await startOwner("take");
+    expect(containerId).toMatch(/^[0-9a-f]{64}$/);
+    const [exitCode] = await exited;
+    expect(exitCode).toBe(0);
+  });
+
   test("SIGKILLed: the worker's lifeline ends with it and the container stops long before its deadline", async () => {
-    const { child, containerId } = await startOwner("hold");
+    const { child, exited, containerId } = await startOwner("hold");
     expect((await docker.getContainer(containerId).inspect()).State.Running).toBe(true);
     child.kill("SIGKILL");
-    await once(child, "exit");
+    await exited;
     // The deadline is an hour away: only the lifeline can stop it within this test's time.
     while ((await docker.getContainer(containerId).inspect()).State.Running) {
       await new Promise((resolve) => setTimeout(resolve, 250));

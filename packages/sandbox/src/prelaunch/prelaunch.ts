@@ -95,7 +95,7 @@ export class SandboxPrelaunch {
   take(): Promise<PrelaunchedContainer | undefined> {
     if (this.taken) return Promise.resolve(undefined);
     this.taken = true;
-    return this.launched;
+    return this.waitingFor(this.launched);
   }
 
   /** Removes the container unless it was taken (a taken one belongs to its session). Idempotent. */
@@ -103,7 +103,20 @@ export class SandboxPrelaunch {
     if (this.taken) return;
     this.taken = true;
     this.order({ type: "discard" });
-    await this.discarded;
+    await this.waitingFor(this.discarded);
+  }
+
+  /**
+   * Keeps the worker referenced while this thread waits for it: an unreferenced worker does not keep
+   * the process alive, and a process waiting for nothing else would otherwise exit in the middle.
+   */
+  private async waitingFor<Value>(promise: Promise<Value>): Promise<Value> {
+    this.worker?.ref();
+    try {
+      return await promise;
+    } finally {
+      this.worker?.unref();
+    }
   }
 
   private order(order: WorkerOrder): void {
