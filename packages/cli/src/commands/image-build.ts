@@ -13,8 +13,8 @@ import { createProgress, type Progress } from "../terminal/progress.ts";
 
 export const imageBuildHelp = `Usage: codeaction image build [--data | --all] [--force] [--quiet]
 
-Builds the sandbox image: codeaction/python:3.11 (Python's standard library), or with --data
-codeaction/python:3.11-data (adds numpy, pandas, matplotlib and openpyxl). Offline when no registry
+Builds the sandbox image: ${DEFAULT_IMAGE} (Python's standard library), or with --data
+${DATA_IMAGE} (adds numpy, pandas, matplotlib and openpyxl). Offline when no registry
 is reachable (Debian's debootstrap, as root on Linux), else a Dockerfile FROM python:3.11-slim. An
 image built from the current recipe is reused unless --force.
 
