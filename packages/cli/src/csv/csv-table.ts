@@ -11,7 +11,12 @@ import {
   convertSampledCell,
   widenType,
 } from "./column-types.ts";
-import { type DataFormat, readSourceRecords, type SourceRecord } from "./data-formats.ts";
+import {
+  type DataFormat,
+  readSourceRecords,
+  type SourceReadOptions,
+  type SourceRecord,
+} from "./data-formats.ts";
 import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
 
 export type CsvColumn = {
@@ -44,7 +49,8 @@ export type CsvTable = {
   /**
    * Set when the file is bigger than the typing sample: columns were typed (and categories, dates
    * and blanks seen) from its first `rows` rows only, and the rest of the rows were counted by line
-   * breaks, not parsed. Unset: every cell was read (a file within the sample, or a whole-file format).
+   * breaks (a parquet file: taken from its metadata), not parsed. Unset: every cell was read (a
+   * file within the sample, or a whole-file format).
    */
   sample?: TypingSample;
 };
@@ -52,7 +58,7 @@ export type CsvTable = {
 export type TypingSample = {
   /** Rows typed. */
   rows: number;
-  /** Bytes of the file those rows take. */
+  /** Bytes of the file those rows take (parquet: their cells' characters, the size of their text). */
   bytes: number;
   /** True when a typed cell held a line break: the count by lines is then an estimate (quoted line breaks). */
   rowCountEstimated: boolean;
@@ -60,7 +66,9 @@ export type TypingSample = {
 
 /**
  * A CSV, TSV or JSON Lines file over this size is typed from its first rows up to this many bytes
- * (a JSON Lines file's columns are the keys of those rows); the rest is only counted. A full scan of a 45 MB file took 8 s at low load; the sample takes a tenth of it.
+ * (a JSON Lines file's columns are the keys of those rows); the rest is only counted. A parquet
+ * file is typed from its first rows up to this much text, and its row count is its metadata's.
+ * A full scan of a 45 MB file took 8 s at low load; the sample takes a tenth of it.
  */
 export const typingSampleBytes = 4 * 1024 * 1024;
 
@@ -79,15 +87,16 @@ export type ScanOptions = {
   format?: DataFormat;
   /** Called every 10,000 rows and at the end. */
   onProgress?: (progress: ScanProgress) => void;
-  /** Bytes of a CSV, TSV or JSON Lines file typed before the rest is only counted (default typingSampleBytes). */
+  /** Bytes of a CSV, TSV or JSON Lines file (of a parquet file's text) typed before the rest is only counted (default typingSampleBytes). */
   sampleBytes?: number;
 };
 
 /**
  * Reads a data file once, as a stream where the format allows (a CSV of any size takes constant
- * memory), and infers each column's type from every cell, or, for a CSV or TSV bigger than
- * `sampleBytes`, from the cells of its first rows up to that size (the rest is counted by line
- * breaks, see CsvTable.sample). Throws CsvInputError naming the file, and the line where there is
+ * memory), and infers each column's type from every cell, or, for a CSV, TSV or JSON Lines file
+ * bigger than `sampleBytes`, from the cells of its first rows up to that size (the rest is counted
+ * by line breaks, see CsvTable.sample); a parquet file's rows up to that much text (its metadata
+ * holds the row count). Throws CsvInputError naming the file, and the line where there is
  * one, for a missing, empty, binary, ragged or malformed file (beyond a sample: when a page is read).
  */
 export async function scanCsv(file: string, options: ScanOptions = {}): Promise<CsvTable> {
@@ -101,18 +110,20 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     }
     delimiter = format === "tsv" ? "\t" : sniffDelimiter(sample);
   }
-  const sampled = format === "csv" || format === "tsv" || format === "jsonl";
-  const sampleBytes = sampled ? (options.sampleBytes ?? typingSampleBytes) : 0;
+  const sampleBytes = options.sampleBytes ?? typingSampleBytes;
+  // A file's bytes bound a CSV, TSV or JSON Lines sample; a parquet file's sample ends in its reader.
+  const sampled =
+    format === "parquet" || (sizeBytes > sampleBytes && ["csv", "tsv", "jsonl"].includes(format));
   let scan: ColumnScan | undefined;
   let keys: string[] = [];
   let sampleEnd: number | undefined;
-  for await (const { record, bytesRead, endByte, declaredTypes } of readRecords(
-    { file, format, delimiter },
-    sampleBytes > 0 && sizeBytes > sampleBytes ? sampleBytes : undefined,
-  )) {
+  let totalRows: number | undefined;
+  const records = readRecords({ file, format, delimiter }, sampled ? { sampleBytes } : {});
+  for await (const { record, bytesRead, endByte, ...header } of records) {
     if (!scan) {
       keys = record;
-      scan = new ColumnScan(headerNames(record, file), declaredTypes);
+      scan = new ColumnScan(headerNames(record, file), header.declaredTypes);
+      totalRows = header.totalRows;
       continue;
     }
     scan.add(record);
@@ -122,19 +133,13 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
         totalBytes: sizeBytes,
         ...(bytesRead ? { bytesRead } : {}),
       });
-    if (sampleBytes > 0 && endByte !== undefined && endByte >= sampleBytes && endByte < sizeBytes) {
+    if (sampled && endByte !== undefined && endByte >= sampleBytes && endByte < sizeBytes) {
       sampleEnd = endByte;
       break;
     }
   }
   if (!scan || scan.header.length === 0) throw emptyFile(file);
-  let typingSample: TypingSample | undefined;
-  if (sampleEnd !== undefined) {
-    // A JSON string holds a line break only escaped: a JSON Lines file's count is exact.
-    const estimated = format !== "jsonl" && scan.sawLineBreak;
-    typingSample = { rows: scan.rowCount, bytes: sampleEnd, rowCountEstimated: estimated };
-    scan.rowCount += await countLines(file, sampleEnd);
-  }
+  const typingSample = await endSample(scan, { file, format, sampleEnd, totalRows });
   options.onProgress?.({ rows: scan.rowCount, bytesRead: sizeBytes, totalBytes: sizeBytes });
   return {
     file,
@@ -148,6 +153,29 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     keys,
     ...(typingSample ? { sample: typingSample } : {}),
   };
+}
+
+/**
+ * The typing sample a scan stopped at, if it stopped before the end: the scan's row count becomes
+ * the file's (counted by lines after `sampleEnd`, or a parquet file's `totalRows`) and its text
+ * size the sample's text per row times the rows.
+ */
+async function endSample(
+  scan: ColumnScan,
+  stop: { file: string; format: DataFormat; sampleEnd: number | undefined; totalRows: number | undefined },
+): Promise<TypingSample | undefined> {
+  let sample: TypingSample | undefined;
+  if (stop.sampleEnd !== undefined) {
+    // A JSON string holds a line break only escaped: a JSON Lines file's count is exact.
+    const estimated = stop.format !== "jsonl" && scan.sawLineBreak;
+    sample = { rows: scan.rowCount, bytes: stop.sampleEnd, rowCountEstimated: estimated };
+    scan.rowCount += await countLines(stop.file, stop.sampleEnd);
+  } else if (stop.totalRows !== undefined && scan.rowCount < stop.totalRows) {
+    sample = { rows: scan.rowCount, bytes: scan.textBytes, rowCountEstimated: false };
+    scan.rowCount = stop.totalRows;
+  }
+  if (sample && sample.rows > 0) scan.textBytes = Math.round((scan.textBytes / sample.rows) * scan.rowCount);
+  return sample;
 }
 
 /**
@@ -261,9 +289,8 @@ export async function readRows(
   table: CsvTable,
   options: { offset?: number; limit?: number } = {},
 ): Promise<CsvRow[]> {
-  const reader = openRowReader(table);
+  const reader = openRowReader(table, { offset: options.offset ?? 0 });
   try {
-    await reader.skip(options.offset ?? 0);
     return await reader.read(options.limit ?? Number.POSITIVE_INFINITY);
   } finally {
     await reader.close();
@@ -279,14 +306,23 @@ export type RowReader = {
   close(): Promise<void>;
 };
 
-export function openRowReader(table: CsvTable): RowReader {
-  const records = readRecords(table);
-  let position = 0;
+/**
+ * A reader at row `offset`: a parquet file's rows start at the row group that holds it (found
+ * through its metadata); the other formats read their rows up to it.
+ */
+export function openRowReader(table: CsvTable, options: { offset?: number } = {}): RowReader {
+  const offset = options.offset ?? 0;
+  const rowStart = table.format === "parquet" ? offset : 0;
+  const records = readRecords(table, { rowStart });
+  let position = offset;
   let headerRead = false;
   const nextRecord = async (): Promise<string[] | undefined> => {
     if (!headerRead) {
       headerRead = true;
       if ((await records.next()).done) return undefined;
+      for (let skipped = rowStart; skipped < offset; skipped += 1) {
+        if ((await records.next()).done) return undefined;
+      }
     }
     const item = await records.next();
     return item.done ? undefined : item.value.record;
@@ -324,17 +360,17 @@ export function openRowReader(table: CsvTable): RowReader {
 }
 
 /**
- * The records of a data file as text cells, the header first, whatever its format. `sampleBytes`:
- * a JSON Lines file's columns are the keys of its lines up to that size (a typing sample's).
+ * The records of a data file as text cells, the header first, whatever its format (see
+ * SourceReadOptions for `sampleBytes` and `rowStart`, which CSV and TSV ignore).
  */
 export function readRecords(
   table: Pick<CsvTable, "file" | "format" | "delimiter"> & { keys?: string[] },
-  sampleBytes?: number,
+  options: Omit<SourceReadOptions, "keys"> = {},
 ) {
   const { file, format } = table;
   return format === "csv" || format === "tsv"
     ? parseRecords(file, table.delimiter)
-    : readSourceRecords(file, format, table.keys, sampleBytes);
+    : readSourceRecords(file, format, { keys: table.keys, ...options });
 }
 
 async function* parseRecords(file: string, delimiter: Delimiter): AsyncGenerator<SourceRecord> {

@@ -1,7 +1,14 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
 import { pythonTypeName } from "./column-types.ts";
-import { type CsvColumn, type CsvRow, type CsvTable, openRowReader, type RowReader } from "./csv-table.ts";
+import {
+  type CsvColumn,
+  type CsvRow,
+  type CsvTable,
+  openRowReader,
+  type RowReader,
+  type TypingSample,
+} from "./csv-table.ts";
 import { howToRead } from "./data-formats.ts";
 
 /**
@@ -42,6 +49,18 @@ function describeColumn(column: CsvColumn): string {
   return `${text})`;
 }
 
+/** What a table typed from its first rows says about them, and what that means for the rest. */
+function describeSample(table: CsvTable, sample: TypingSample): string {
+  const rows = `the first ${sample.rows.toLocaleString("en-US")} rows (${(sample.bytes / 1024 ** 2).toFixed(1)} MiB${table.format === "parquet" ? " of text" : ""})`;
+  if (table.format === "parquet") {
+    // The schema types every cell, so only the listed values and blanks are the sample's.
+    return `The types are the file's schema; the values listed and "or None when blank" are from a sample, ${rows}, and later rows may hold other values or blanks.`;
+  }
+  const what = table.format === "jsonl" ? "The columns (the keys), the types" : "The types";
+  const keys = table.format === "jsonl" ? "; a key first seen later is not among the columns" : "";
+  return `${what} (and the values listed) are from a sample, ${rows}; a later cell that does not fit its column's type comes as its text${keys}.`;
+}
+
 /**
  * What the model sees of a data file: names every column with its type and the row count, and,
  * when the file is also in the sandbox, where and how to read it directly.
@@ -53,13 +72,7 @@ export function describeTable(table: CsvTable, options: { dataPath?: string } = 
   const lines = [
     `Return the rows of ${fileName} (${rowText}) as a list of dicts, one per row, with typed values: ${table.columns.map(describeColumn).join(", ")}.`,
   ];
-  if (table.sample) {
-    const what = table.format === "jsonl" ? "The columns (the keys), the types" : "The types";
-    const keys = table.format === "jsonl" ? "; a key first seen later is not among the columns" : "";
-    lines.push(
-      `${what} (and the values listed) are from a sample, the first ${table.sample.rows.toLocaleString("en-US")} rows (${(table.sample.bytes / 1024 ** 2).toFixed(1)} MiB); a later cell that does not fit its column's type comes as its text${keys}.`,
-    );
-  }
+  if (table.sample) lines.push(describeSample(table, table.sample));
   const pageSize = rowsPerCall(table);
   if (Number.isFinite(pageSize)) {
     lines.push(
@@ -144,8 +157,7 @@ function pageReader(table: CsvTable): (offset: number, limit: number) => Promise
   const readPage = async (offset: number, limit: number): Promise<CsvRow[]> => {
     if (!reader || reader.position !== offset) {
       await reader?.close();
-      reader = openRowReader(table);
-      await reader.skip(offset);
+      reader = openRowReader(table, { offset });
     }
     try {
       const rows = await reader.read(limit);

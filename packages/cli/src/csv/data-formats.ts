@@ -70,19 +70,32 @@ export type SourceRecord = {
   endByte?: number;
   /** On the header: each column's type as the file's schema declares it (parquet). */
   declaredTypes?: ColumnType[];
+  /** On the header: the file's row count from its metadata (parquet). */
+  totalRows?: number;
+};
+
+export type SourceReadOptions = {
+  /** The JSON Lines columns from an earlier scan: saves the pass over the file that collects them. */
+  keys?: string[];
+  /**
+   * A typing sample's size. JSON Lines: without `keys`, the columns are the keys of the lines up
+   * to this byte. Parquet: the rows stop once their text reaches this many characters.
+   */
+  sampleBytes?: number;
+  /** Parquet: the first row to read, found through the metadata (other formats read from the start). */
+  rowStart?: number;
 };
 
 /**
  * The records of a JSON, JSON Lines, xlsx or parquet file as text cells, the header first, so that
- * every format shares the CSV path's column typing. `keys` (from an earlier scan) saves JSON Lines
- * its first pass over the file; without them, `sampleBytes` limits that pass to a typing sample's lines.
+ * every format shares the CSV path's column typing.
  */
 export async function* readSourceRecords(
   file: string,
   format: Exclude<DataFormat, "csv" | "tsv">,
-  keys?: string[],
-  sampleBytes?: number,
+  options: SourceReadOptions = {},
 ): AsyncGenerator<SourceRecord> {
+  const { keys, sampleBytes, rowStart } = options;
   switch (format) {
     case "json":
       yield* keyedRecords(file, await readJsonArray(file));
@@ -95,7 +108,7 @@ export async function* readSourceRecords(
       return;
     case "parquet": {
       const { parquetRecords } = await import("./parquet-records.ts");
-      yield* parquetRecords(file);
+      yield* parquetRecords(file, { rowStart, sampleBytes });
       return;
     }
   }
