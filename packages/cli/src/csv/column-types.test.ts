@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyCell, convertCell, widenType } from "./column-types.ts";
+import { classifyCell, convertCell, convertSampledCell, widenType } from "./column-types.ts";
 
 describe("column types", () => {
   it("classifies cells", () => {
@@ -31,5 +31,14 @@ describe("column types", () => {
     expect(convertCell("42", "float")).toBe(42);
     expect(convertCell("True", "bool")).toBe(true);
     expect(convertCell(" padded ", "str")).toBe(" padded ");
+  });
+
+  it("gives a sampled column's cell that does not fit its type as its text, a big integer too", () => {
+    expect(convertSampledCell("2.5", "int")).toBe(2.5);
+    expect(convertSampledCell("n/a", "float")).toBe("n/a");
+    expect(convertSampledCell("yes", "bool")).toBe("yes");
+    // 2^53 + 1: a number would round it to 9007199254740992.
+    expect(convertSampledCell("9007199254740993", "int")).toBe("9007199254740993");
+    expect(convertSampledCell("9007199254740993", "float")).toBe(Number("9007199254740993"));
   });
 });

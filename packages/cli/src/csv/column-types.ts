@@ -43,11 +43,13 @@ export function convertCell(cell: string, type: ColumnType): CellValue {
 
 /**
  * A cell of a column typed from a sample: as convertCell when it fits the column's type (an int
- * column's float cell is a number too), else its text exactly as written (never NaN or false).
+ * column's float cell is a number too), else its text exactly as written (never NaN or false; an
+ * int column's integer beyond 2^53, which a number would round, is text too).
  */
 export function convertSampledCell(cell: string, type: ColumnType): CellValue {
   const cellType = classifyCell(cell);
   if (cellType === "empty") return null;
+  if (type === "int" && cellType === "float" && integerPattern.test(cell.trim())) return cell;
   const numeric = (kind: ColumnType) => kind === "int" || kind === "float";
   if (cellType === type || (numeric(cellType) && numeric(type))) return convertCell(cell, cellType);
   return cell;

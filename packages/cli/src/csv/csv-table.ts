@@ -271,13 +271,14 @@ class ColumnScan {
 /**
  * A column's type from its values, corrected by the type its file declares: a declared str stays
  * str (a string column of digits), a declared type fills a column with no values, and an int
- * column the schema declares float is float. Otherwise the values decide (an int64 beyond 2^53
- * stays str, exactly as written).
+ * column the schema declares float is float. A declared int column whose values read as float
+ * holds an int64 beyond 2^53: it is str, exactly as written (a number would round it).
  */
 function withDeclaredType(scanned: ColumnType, declared: ColumnType | undefined): ColumnType {
   if (declared === undefined) return scanned;
   if (declared === "str" || scanned === "empty") return declared;
   if (declared === "float" && scanned === "int") return "float";
+  if (declared === "int" && scanned === "float") return "str";
   return scanned;
 }
 

@@ -54,7 +54,7 @@ function describeSample(table: CsvTable, sample: TypingSample): string {
   const rows = `the first ${sample.rows.toLocaleString("en-US")} rows (${(sample.bytes / 1024 ** 2).toFixed(1)} MiB${table.format === "parquet" ? " of text" : ""})`;
   if (table.format === "parquet") {
     // The schema types every cell, so only the listed values and blanks are the sample's.
-    return `The types are the file's schema; the values listed and "or None when blank" are from a sample, ${rows}, and later rows may hold other values or blanks.`;
+    return `The types are the file's schema; the values listed and "or None when blank" are from a sample, ${rows}, and later rows may hold other values or blanks (a later int beyond 2^53 comes as its text).`;
   }
   const what = table.format === "jsonl" ? "The columns (the keys), the types" : "The types";
   const keys = table.format === "jsonl" ? "; a key first seen later is not among the columns" : "";

@@ -113,6 +113,7 @@ describe("data files beyond CSV", () => {
       { name: "zip", data: ["10115", "20095", "80331"], type: "STRING" as const },
       { name: "count", data: [1, 2, null], type: "INT32" as const },
       { name: "blank", data: [null, null, null], type: "DOUBLE" as const },
+      { name: "big", data: [1n, 2n ** 60n + 1n, 3n], type: "INT64" as const },
     ];
     await writeFile(path, Buffer.from(parquetWriteBuffer({ columnData })));
     const table = await scanCsv(path, { format: "parquet" });
@@ -122,12 +123,16 @@ describe("data files beyond CSV", () => {
       ["zip", "str"],
       ["count", "int"],
       ["blank", "float"],
+      ["big", "str"],
     ]);
-    expect((await readRows(table))[0]).toEqual({ price: 29, whole: 1, zip: "10115", count: 1, blank: null });
+    const rows = await readRows(table);
+    expect(rows[0]).toEqual({ price: 29, whole: 1, zip: "10115", count: 1, blank: null, big: "1" });
+    // An int64 beyond 2^53 exactly as written: a number would round it.
+    expect(rows[1]?.big).toBe("1152921504606846977");
     // The text the CSV conversion for the sandbox is written from keeps the float: pandas reads float64.
     const records: string[][] = [];
     for await (const { record } of readRecords(table)) records.push(record);
-    expect(records[1]).toEqual(["29.0", "1.0", "10115", "1", ""]);
+    expect(records[1]).toEqual(["29.0", "1.0", "10115", "1", "", "1"]);
   });
 
   it("types xlsx and JSON numbers by their values (no schema): whole numbers are int, as pandas reads them", async () => {

@@ -63,7 +63,7 @@ describe("a parquet file bigger than the typing sample", () => {
     const description = describeTable(table);
     expect(description).toContain("orders.parquet (100,000 rows)");
     expect(description).toContain(
-      `The types are the file's schema; the values listed and "or None when blank" are from a sample, the first ${sampleRows.toLocaleString("en-US")} rows (4.0 MiB of text), and later rows may hold other values or blanks.`,
+      `The types are the file's schema; the values listed and "or None when blank" are from a sample, the first ${sampleRows.toLocaleString("en-US")} rows (4.0 MiB of text), and later rows may hold other values or blanks (a later int beyond 2^53 comes as its text).`,
     );
     // The text size of every row, from the sample's: what a page's size is planned with.
     const conversion = await loadCsvTools([{ path, format: "parquet" }], { sandbox: true });
@@ -97,6 +97,26 @@ describe("a parquet file bigger than the typing sample", () => {
     expect(await page(75_003, 3)).toEqual(expected(75_003, 3));
     expect(await page(10, 2)).toEqual(expected(10, 2));
     expect(await page(rowCount - 2, 5)).toEqual(expected(rowCount - 2, 2));
+  });
+
+  it("gives a later int64 beyond 2^53 in a column typed int from the sample as its exact text", async () => {
+    const big = join(folder, "ids.parquet");
+    const ids = Array.from({ length: 2_000 }, (_, index) =>
+      index === 1_500 ? 2n ** 60n + 1n : BigInt(index),
+    );
+    await writeFile(
+      big,
+      Buffer.from(parquetWriteBuffer({ columnData: [{ name: "id", data: ids, type: "INT64" }] })),
+    );
+    const table = await scanCsv(big, { format: "parquet", sampleBytes: 1_000 });
+    expect(table.sample?.rows).toBeLessThan(1_500);
+    expect(table.columns).toEqual([{ name: "id", type: "int", hasEmpty: false }]);
+    expect(describeTable(table)).toContain("(a later int beyond 2^53 comes as its text)");
+    expect(await readRows(table, { offset: 1_499, limit: 3 })).toEqual([
+      { id: 1_499 },
+      { id: "1152921504606846977" },
+      { id: 1_501 },
+    ]);
   });
 
   it("does not decode the row groups before a page: a page beyond a broken first row group reads", async () => {
