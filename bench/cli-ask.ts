@@ -2,22 +2,19 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { SandboxManager } from "@codeaction/sandbox";
 import type Dockerode from "dockerode";
 import { fenced } from "./agents.ts";
 import { settle } from "./docker-state.ts";
 import { overheadProgram } from "./turn-overhead.ts";
 
-const binPath = fileURLToPath(new URL("../packages/cli/bin/codeaction.js", import.meta.url));
-
 export type CliAskSamples = { ask: number[]; sandboxRun: number[]; containerStart: number[] };
 
 /** Runs the `codeaction` bin as a user would; resolves with its wall time, or throws on failure. */
-function timedCli(args: string[], cwd: string): Promise<number> {
+function timedCli(bin: string, args: string[], cwd: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [bin, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
@@ -38,6 +35,8 @@ function timedCli(args: string[], cwd: string): Promise<number> {
  */
 export async function measureCliAsk(options: {
   docker: Dockerode;
+  /** The installed CLI's bin.js (installed-cli.ts). */
+  bin: string;
   rounds: number;
   onProgress?: (message: string) => void;
 }): Promise<CliAskSamples> {
@@ -53,8 +52,12 @@ export async function measureCliAsk(options: {
   try {
     for (let round = 0; round <= options.rounds; round += 1) {
       await settle(options.docker, { expected: 0 });
-      const ask = await timedCli(["ask", "--replay", replay, "--no-journal", "What is one?"], env.cwd);
-      const sandboxRun = await timedCli(["sandbox", "run", program], env.cwd);
+      const ask = await timedCli(
+        options.bin,
+        ["ask", "--replay", replay, "--no-journal", "What is one?"],
+        env.cwd,
+      );
+      const sandboxRun = await timedCli(options.bin, ["sandbox", "run", program], env.cwd);
       await settle(options.docker, { expected: 0 });
       const started = performance.now();
       const session = await manager.createSession();

@@ -3,12 +3,10 @@ import { createWriteStream } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { fenced } from "./agents.ts";
 
 const run = promisify(execFile);
-const binPath = fileURLToPath(new URL("../packages/cli/bin/codeaction.js", import.meta.url));
 const dataImage = "codeaction/python:3.11-data";
 /** Debian's interpreter, where python3-pandas installs (a python3 earlier on PATH, such as pyenv's, would lack it). */
 const hostInterpreter = "/usr/bin/python3";
@@ -109,6 +107,8 @@ async function hostPython(onProgress?: (message: string) => void): Promise<void>
  * (l) the same program run by python3 on the host (the floor). Every answer must match.
  */
 export async function measureDesk(options: {
+  /** The installed CLI's bin.js (installed-cli.ts). */
+  bin: string;
   rounds: number;
   rows: number;
   onProgress?: (message: string) => void;
@@ -131,7 +131,7 @@ export async function measureDesk(options: {
       host: [],
     };
     const variants = {
-      ask: [process.execPath, binPath, "ask", "--data", "--csv", data, "--replay", replay].concat([
+      ask: [process.execPath, options.bin, "ask", "--data", "--csv", data, "--replay", replay].concat([
         "--format",
         "json",
         "--no-journal",

@@ -1,5 +1,6 @@
 import type { ToolSpec } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
+import { dataFileArguments } from "./csv/data-formats.ts";
 import { serverSpecs } from "./server-options.ts";
 import type { Progress } from "./terminal/progress.ts";
 
@@ -21,8 +22,10 @@ export async function loadTools(
   progress?: Progress,
 ): Promise<LoadedTools> {
   const servers = await serverSpecs(options.servers, options.command);
-  const [{ connectServers, fromLangChainTool }, { dataFileArguments, loadCsvTools, loadDataFiles }] =
-    await Promise.all([import("@codeaction/core"), import("./csv/csv-tools.ts")]);
+  const [{ connectServers, fromLangChainTool }, { loadCsvTools, loadDataFiles }] = await Promise.all([
+    import("@codeaction/core"),
+    import("./csv/csv-tools.ts"),
+  ]);
   const files = dataFileArguments(options);
   const csv = await (progress ? loadDataFiles(files, progress) : loadCsvTools(files));
   const tools: ToolSpec[] = csv.tools.map((tool) => fromLangChainTool(tool, "csv"));

@@ -15,7 +15,7 @@ import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
-import { takeOverPrelaunched } from "./prelaunch/take-over.ts";
+import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "./readiness.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
@@ -135,11 +135,15 @@ export class SandboxManager {
   }
 
   private async prepare(): Promise<void> {
+    const clientGiven = this.docker !== undefined;
     const docker = await answeringDocker(this.docker, this.config, this.logger);
     this.docker = docker;
-    // Podman: refused where it cannot hold the settings, else the way it takes them.
-    this.dialect = await detectEngineDialect(docker, this.config);
-    await requireRuntime(docker, this.config, { allowList: this.networking.policy !== undefined });
+    // The prelaunch's worker made the same engine checks for the same settings moments ago, in this
+    // process, against the engine these settings name: not asked again (version and info are the
+    // engine's slowest answers).
+    const checked = clientGiven ? undefined : await prelaunchEngineChecks(this.prelaunch, this.config);
+    if (checked) this.logger?.debug("engine checks: the prelaunch's, same settings");
+    this.dialect = checked ?? (await this.checkEngine(docker));
     // An allow-list needs the egress proxy image: check it now, not at the first session.
     if (this.networking.policy) await requireProxyImage(docker);
     const image = await inspectSandboxImage(docker, this.config.image);
@@ -153,6 +157,14 @@ export class SandboxManager {
       labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
     });
     this.pool.start();
+  }
+
+  /** Podman's refusals and dialect, and the runtime the settings need: the dialect. */
+  private async checkEngine(docker: Dockerode): Promise<EngineDialect> {
+    // Podman: refused where it cannot hold the settings, else the way it takes them.
+    const dialect = await detectEngineDialect(docker, this.config);
+    await requireRuntime(docker, this.config, { allowList: this.networking.policy !== undefined });
+    return dialect;
   }
 
   /** Removes managed containers whose owner is gone or whose deadline passed (never another live manager's). */

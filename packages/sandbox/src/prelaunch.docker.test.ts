@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
+import pino from "pino";
 import { afterAll, describe, expect, test } from "vitest";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
@@ -45,6 +46,15 @@ async function containersOf(managerId: string): Promise<string[]> {
   return listed.map((summary) => summary.Id);
 }
 
+/** A debug logger that keeps its messages. */
+function keptLogger(): { logger: pino.Logger; messages: string[] } {
+  const messages: string[] = [];
+  const destination = { write: (line: string) => messages.push(String(JSON.parse(line).msg)) };
+  return { logger: pino({ level: "debug" }, destination), messages };
+}
+
+const trustedChecks = "engine checks: the prelaunch's, same settings";
+
 function created(events: ContainerEvent[]): string[] {
   return events.filter((event) => event.action === "create").map((event) => event.id);
 }
@@ -53,9 +63,13 @@ describe("a prelaunched container", () => {
   test("is the first session's container: one create in all, every flag read back, nothing left", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none" });
-    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch });
+    const { logger, messages } = keptLogger();
+    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch, logger });
     managers.push(manager);
     expect(manager.managerId).toBe(prelaunch.managerId);
+    // The worker's engine checks (same settings, same engine) are not made again.
+    await manager.ready();
+    expect(messages).toContain(trustedChecks);
     const session = await manager.createSession();
     const { stdout } = await session.execute("grep -E '^(CapEff|NoNewPrivs)' /proc/self/status; id -u");
     expect(stdout).toMatch(/CapEff:\s+0{16}/);
@@ -86,9 +100,14 @@ describe("a prelaunched container", () => {
   test("started with other settings is removed, and the session gets a container of its own", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none", memoryLimit: "256m" });
-    const manager = new SandboxManager({ network: "none", memoryLimit: "512m", pool: 0 }, { prelaunch });
+    const { logger, messages } = keptLogger();
+    const manager = new SandboxManager(
+      { network: "none", memoryLimit: "512m", pool: 0 },
+      { prelaunch, logger },
+    );
     managers.push(manager);
     const session = await manager.createSession();
+    expect(messages).not.toContain(trustedChecks);
     const inspected = await session.inspect();
     expect(inspected.HostConfig.Memory).toBe(512 * 1024 * 1024);
     await manager.close();
@@ -111,6 +130,15 @@ describe("a prelaunched container", () => {
     expect(await failing.take()).toBeUndefined();
     expect(failing.failure).toContain("codeaction/no-such-image:1");
     expect(created(await eventsOf(failing.managerId, since))).toEqual([]);
+  });
+
+  test("whose engine checks failed: the manager makes them itself and reports the engine's answer", async () => {
+    const settings = { network: "none", runtime: "codeaction-no-such-runtime" } as const;
+    const prelaunch = SandboxPrelaunch.start(settings);
+    const manager = new SandboxManager({ ...settings, pool: 0 }, { prelaunch });
+    managers.push(manager);
+    await expect(manager.ready()).rejects.toMatchObject({ code: "runtime-not-registered" });
+    expect(prelaunch.failure).toContain("codeaction-no-such-runtime");
   });
 });
 

@@ -6,6 +6,8 @@ import { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
+import { type DataFileArgument, dataFileArguments } from "../csv/data-formats.ts";
+import { type ScanJob, scanInThreads } from "../csv/scan-thread.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { appendToJournal, defaultJournalPath } from "../journal.ts";
@@ -99,9 +101,12 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
     image !== undefined && (await filesExist([...(values.csv ?? []), ...(values.file ?? [])]))
       ? SandboxPrelaunch.start(askSandbox(image))
       : undefined;
+  // The data files are scanned in worker threads meanwhile, too.
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const scans = scanInThreads(files);
   const sandbox: SandboxHolder = { prelaunch };
   try {
-    return await askWithSandbox({ request, context, servers, modelChoice, image, sandbox });
+    return await askWithSandbox({ request, context, servers, modelChoice, image, sandbox, files, scans });
   } finally {
     // The manager removes its containers; without one (a failure before the agent was built) the
     // prelaunch removes its container.
@@ -136,16 +141,17 @@ async function askWithSandbox(options: {
   modelChoice: ModelChoice;
   image: string | undefined;
   sandbox: SandboxHolder;
+  files: DataFileArgument[];
+  scans: ScanJob[];
 }): Promise<number> {
-  const { request, context, servers, modelChoice, image, sandbox } = options;
+  const { request, context, servers, modelChoice, image, sandbox, files, scans } = options;
   const { values, question, pattern } = request;
-  const { dataFileArguments, loadDataFiles } = await import("../csv/csv-tools.ts");
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const { loadDataFiles } = await import("../csv/csv-tools.ts");
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });
   if (!quiet) progress.note(describeModelChoice(modelChoice));
-  const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action" });
+  const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
   const model = await loadModel(modelChoice);
   const record = createRunRecord({
     question,

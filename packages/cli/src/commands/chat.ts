@@ -7,6 +7,8 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
+import { dataFileArguments } from "../csv/data-formats.ts";
+import { scanInThreads } from "../csv/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { serverSpecs } from "../server-options.ts";
@@ -66,15 +68,17 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command);
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
-  const [{ buildAgent }, { dataFileArguments, loadDataFiles }] = await Promise.all([
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  // The files are scanned in worker threads while LangChain loads here.
+  const scans = scanInThreads(files);
+  const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
     import("@codeaction/core"),
     import("../csv/csv-tools.ts"),
   ]);
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });
   if (!quiet) progress.note(describeModelChoice(modelChoice));
-  const csv = await loadDataFiles(files, progress, { sandbox: true });
+  const csv = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   progress.update("checking the Docker sandbox");
   const model = await loadModel(modelChoice);

@@ -10,18 +10,8 @@ import { stringify } from "csv-stringify";
 import { describeReading, type Progress } from "../terminal/progress.ts";
 import { type CsvTable, readRecords, type ScanProgress, scanCsv } from "./csv-table.ts";
 import { csvTool } from "./csv-tool.ts";
-import { type DataFormat, formatFromPath } from "./data-formats.ts";
-
-/** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension). */
-export type DataFileArgument = { path: string; format: DataFormat };
-
-/** `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. */
-export function dataFileArguments(options: { csv?: string[]; file?: string[] }): DataFileArgument[] {
-  return [
-    ...(options.csv ?? []).map((path) => ({ path, format: "csv" as const })),
-    ...(options.file ?? []).map((path) => ({ path, format: formatFromPath(path) })),
-  ];
-}
+import type { DataFileArgument } from "./data-formats.ts";
+import type { ScanJob } from "./scan-thread.ts";
 
 export type LoadedData = {
   tables: CsvTable[];
@@ -33,7 +23,8 @@ export type LoadedData = {
 };
 
 /**
- * Scans every data file (one after the other, each as a stream where its format allows) and makes
+ * Scans every data file (one after the other, each as a stream where its format allows; or takes
+ * the scans under way) and makes
  * one loader tool per file. With `sandbox`, the tools name the file's place in the sandbox, and a
  * parquet file is converted to CSV on the host (the image has no parquet reader).
  */
@@ -43,6 +34,8 @@ export async function loadCsvTools(
     onFile?: (file: string) => void;
     onProgress?: (file: string, progress: ScanProgress) => void;
     sandbox?: boolean;
+    /** Scans already under way (scanInThreads), one per file in order; without them each file is scanned here. */
+    scans?: ScanJob[];
   } = {},
 ): Promise<LoadedData> {
   const loaded: LoadedData = { tables: [], tools: [], sandboxFiles: [], close: async () => {} };
@@ -52,12 +45,10 @@ export async function loadCsvTools(
     if (conversions) await rm(conversions, { recursive: true, force: true });
   };
   try {
-    for (const { path, format } of files) {
+    for (const [index, file] of files.entries()) {
+      const { path, format } = file;
       options.onFile?.(path);
-      const table = await scanCsv(path, {
-        format,
-        ...(options.onProgress ? { onProgress: (progress) => options.onProgress?.(path, progress) } : {}),
-      });
+      const table = await scanOf(file, options.scans?.[index], options.onProgress);
       let name = `load_${table.name}`;
       for (let index = 2; taken.has(name); index += 1) name = `load_${table.name}_${index}`;
       taken.add(name);
@@ -80,11 +71,25 @@ export async function loadCsvTools(
   return loaded;
 }
 
+/** A file's table: from its scan under way, or scanned now. */
+function scanOf(
+  file: DataFileArgument,
+  job: ScanJob | undefined,
+  onProgress: ((file: string, progress: ScanProgress) => void) | undefined,
+): Promise<CsvTable> {
+  const report = onProgress ? (progress: ScanProgress) => onProgress(file.path, progress) : undefined;
+  if (job) {
+    if (report) job.listen(report);
+    return job.table;
+  }
+  return scanCsv(file.path, { format: file.format, ...(report ? { onProgress: report } : {}) });
+}
+
 /** `loadCsvTools` showing its progress: the step, then (on a terminal) rows and bytes as each file is read. */
 export function loadDataFiles(
   files: DataFileArgument[],
   progress: Progress,
-  options: { sandbox?: boolean } = {},
+  options: { sandbox?: boolean; scans?: ScanJob[] } = {},
 ): Promise<LoadedData> {
   return loadCsvTools(files, {
     onFile: (file) => progress.update(`reading ${file}`),

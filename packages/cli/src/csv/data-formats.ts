@@ -8,6 +8,17 @@ import type { ColumnType } from "./column-types.ts";
 /** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
 export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
 
+/** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension). */
+export type DataFileArgument = { path: string; format: DataFormat };
+
+/** `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. */
+export function dataFileArguments(options: { csv?: string[]; file?: string[] }): DataFileArgument[] {
+  return [
+    ...(options.csv ?? []).map((path) => ({ path, format: "csv" as const })),
+    ...(options.file ?? []).map((path) => ({ path, format: formatFromPath(path) })),
+  ];
+}
+
 const formatsByExtension: Record<string, DataFormat> = {
   ".csv": "csv",
   ".tsv": "tsv",

@@ -8,6 +8,8 @@ export class CsvInputError extends CliError {
   protected readonly [symbol] = true;
   readonly file: string;
   readonly line: number | undefined;
+  /** What is wrong, without the file and line. */
+  readonly problem: string;
 
   constructor(options: { file: string; problem: string; line?: number; cause?: unknown }) {
     const where = options.line === undefined ? options.file : `${options.file} line ${options.line}`;
@@ -15,6 +17,7 @@ export class CsvInputError extends CliError {
     this.name = "CsvInputError";
     this.file = options.file;
     this.line = options.line;
+    this.problem = options.problem;
   }
 
   static override isInstance(error: unknown): error is CsvInputError {

@@ -11,7 +11,7 @@ import type { Attempt, AttemptStatus } from "../types.ts";
 import { placeDataFiles } from "./data-files.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
-import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
+import { outputBytesOf, type ProgramRun, runProgram, spawnRelay } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf, usageOf } from "./turn-messages.ts";
 
@@ -136,6 +136,8 @@ async function runInContainer(
   const session = await createSessionFor(context, attemptOptions);
   const containerStartMs = Math.round(performance.now() - containerStarted);
   const tracker = trackToolCalls(options.tools, callbacks);
+  // With data files, the relay starts while they stream in (it waits for the program).
+  const relay = options.dataFiles?.length ? spawnRelay(session) : undefined;
   try {
     if (options.dataFiles?.length) {
       await placeDataFiles(session, options.dataFiles, (copy) =>
@@ -150,6 +152,7 @@ async function runInContainer(
     }
     const run = await runProgram({
       session,
+      ...(relay ? { relay } : {}),
       program,
       stubsSource: context.stubsSource,
       tools: tracker.tools,

@@ -62,6 +62,9 @@ export function describeDataFilesForPrompt(files: DataFile[]): string {
 /** How far the copy of one data file into the sandbox has come. */
 export type DataFileCopy = { name: string; bytesCopied: number; totalBytes: number };
 
+/** The size of each read of a data file on its way into the sandbox. */
+const copyChunkBytes = 1024 * 1024;
+
 /** A copy reports each time this many more bytes went in, and once at the end of each file. */
 export const copyReportBytes = 4 * 1024 * 1024;
 
@@ -92,9 +95,9 @@ export async function placeDataFiles(
       if (errors.length < 4096) errors += chunk.toString("utf8");
     });
     child.stdout.resume();
-    await pipeline(createReadStream(file.path), countCopied(file, onCopy), child.stdin).catch(
-      () => undefined,
-    );
+    // 1 MiB reads: the exec's stream takes big writes at twice the speed of the default 64 KiB ones.
+    const source = createReadStream(file.path, { highWaterMark: copyChunkBytes });
+    await pipeline(source, countCopied(file, onCopy), child.stdin).catch(() => undefined);
     const { exitCode } = await child.exit;
     if (exitCode !== 0) {
       const full = /no space left/i.test(errors);

@@ -71,14 +71,27 @@ export function relayCommand(): string[] {
  * the program or the channel does: the status says how the run ended. The caller closes the
  * container afterwards (also after a timeout: the container is the last resort).
  */
-export async function runProgram(options: RunProgramOptions): Promise<ProgramRun> {
-  let process: RelayProcess;
-  try {
-    process = options.session.spawn(relayCommand());
-  } catch (error) {
-    return infrastructureRun(`could not start the bridge relay: ${(error as Error).message}`);
+export async function runProgram(
+  options: RunProgramOptions & { relay?: RelayProcess | Error },
+): Promise<ProgramRun> {
+  const process = options.relay ?? spawnRelay(options.session);
+  if (process instanceof Error) {
+    return infrastructureRun(`could not start the bridge relay: ${process.message}`);
   }
   return runProgramOver({ ...options, process, inspect: () => options.session.inspect() });
+}
+
+/**
+ * Starts the relay's exec (the error when it could not start). It waits for its start frame, so it
+ * may start early: while data files stream in, its exec and interpreter start-up are off the run's
+ * critical path.
+ */
+export function spawnRelay(session: Pick<SandboxSession, "spawn">): RelayProcess | Error {
+  try {
+    return session.spawn(relayCommand());
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
 }
 
 export type RunProgramOverOptions = Omit<RunProgramOptions, "session"> & {

@@ -53,6 +53,7 @@ async function launch(): Promise<void> {
   // Podman takes some settings its own way (or refuses them): the same dialect the manager uses.
   const dialect = await detectEngineDialect(docker, config);
   await requireRuntime(docker, config, { allowList: false });
+  report({ type: "checked", dialect });
   const image = await inspectSandboxImage(docker, config.image);
   const identity = allocateIdentity(config);
   const deadline = new Date(Date.now() + input.deadlineSeconds * 1000);

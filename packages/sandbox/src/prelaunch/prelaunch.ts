@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { Worker } from "node:worker_threads";
 import type { SandboxConfigInput } from "../config.ts";
+import type { EngineDialect } from "../engine/engine-dialect.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 
 /** A container the worker started and read back, ready to be taken over by a manager. */
@@ -42,6 +43,7 @@ export class SandboxPrelaunch {
   failure: string | undefined;
   private readonly worker: Worker | undefined;
   private readonly launched: Promise<PrelaunchedContainer | undefined>;
+  private readonly engineChecked: Promise<EngineDialect | undefined>;
   private readonly discarded: Promise<void>;
   private taken = false;
 
@@ -51,6 +53,10 @@ export class SandboxPrelaunch {
     let settle: (container: PrelaunchedContainer | undefined) => void = () => undefined;
     let ended: () => void = () => undefined;
     this.launched = new Promise((resolve) => (settle = resolve));
+    let checked: (dialect: EngineDialect | undefined) => void = () => undefined;
+    this.engineChecked = new Promise((resolve) => (checked = resolve));
+    // Settled by a failure or the end as well (resolving twice changes nothing).
+    void this.launched.then(() => checked(undefined));
     this.discarded = new Promise((resolve) => (ended = resolve));
     const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds };
     try {
@@ -64,7 +70,8 @@ export class SandboxPrelaunch {
     standIn.on("close", () => this.order({ type: "release" }));
     let launched = false;
     worker.on("message", (report: WorkerReport) => {
-      if (report.type === "launched") {
+      if (report.type === "checked") checked(report.dialect);
+      else if (report.type === "launched") {
         launched = true;
         settle({ containerId: report.containerId, user: report.user, lifeline: standIn });
       } else if (report.type === "failed") this.fail(settle, ended, report.message);
@@ -96,6 +103,15 @@ export class SandboxPrelaunch {
     if (this.taken) return Promise.resolve(undefined);
     this.taken = true;
     return this.waitingFor(this.launched);
+  }
+
+  /**
+   * The engine's dialect once the worker's engine checks passed (the engine answered, Podman's
+   * refusals, the runtime the settings ask for registered); undefined when they failed or the worker
+   * ended first. A manager with the same settings uses it instead of asking the engine again.
+   */
+  checkedEngine(): Promise<EngineDialect | undefined> {
+    return this.waitingFor(this.engineChecked);
   }
 
   /** Removes the container unless it was taken (a taken one belongs to its session). Idempotent. */

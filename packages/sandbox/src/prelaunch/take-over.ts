@@ -2,7 +2,7 @@
 // in this thread before the container is handed to a session.
 import type Dockerode from "dockerode";
 import type { Logger } from "pino";
-import type { SandboxConfig } from "../config.ts";
+import { parseSandboxConfig, type SandboxConfig } from "../config.ts";
 import { teardownContainer } from "../docker-operations.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
 import { labelKeys } from "../labels.ts";
@@ -64,6 +64,27 @@ export async function takeOverPrelaunched(
     await teardownContainer({ container, lifeline: handed.lifeline }).catch(() => undefined);
     return undefined;
   }
+}
+
+/**
+ * The dialect the prelaunch's worker found when its engine checks passed with the settings this
+ * manager has (the warm pool's aside, which the checks do not read); undefined otherwise (the
+ * manager then makes the checks itself).
+ */
+export async function prelaunchEngineChecks(
+  prelaunch: SandboxPrelaunch | undefined,
+  config: SandboxConfig,
+): Promise<EngineDialect | undefined> {
+  if (!prelaunch) return undefined;
+  let prelaunchConfig: SandboxConfig;
+  try {
+    prelaunchConfig = parseSandboxConfig(prelaunch.config);
+  } catch {
+    return undefined;
+  }
+  const checked = (settings: SandboxConfig) => JSON.stringify({ ...settings, pool: 0, poolIdleSeconds: 0 });
+  if (checked(prelaunchConfig) !== checked(config)) return undefined;
+  return prelaunch.checkedEngine();
 }
 
 /** What the read-back of the flags does not cover: the image and the manager the container is for. */

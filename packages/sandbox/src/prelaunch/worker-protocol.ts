@@ -1,8 +1,11 @@
 // The messages between a SandboxPrelaunch (prelaunch.ts) and its worker thread (prelaunch-worker.ts).
 import type { SandboxConfigInput } from "../config.ts";
+import type { EngineDialect } from "../engine/engine-dialect.ts";
 
 /** What the worker says (prelaunch-worker.ts). */
 export type WorkerReport =
+  /** The engine answered, its dialect is known and the runtime the settings ask for is registered. */
+  | { type: "checked"; dialect: EngineDialect }
   | { type: "launched"; containerId: string; user: string }
   | { type: "failed"; message: string }
   | { type: "lifeline-ended" }

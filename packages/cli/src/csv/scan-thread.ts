@@ -1,0 +1,99 @@
+// Data files scanned in worker threads: a scan is CPU work (parsing the typing sample), and a
+// command that starts it before it imports LangChain gets both done at once on a machine with a
+// second core (Node's module loader holds this thread for a whole import).
+import { Worker } from "node:worker_threads";
+import { CsvInputError } from "../errors/csv-input-error.ts";
+import type { CsvTable, ScanProgress } from "./csv-table.ts";
+import type { DataFileArgument } from "./data-formats.ts";
+
+/** What the worker is given. */
+export type ScanRequest = DataFileArgument & { file: string };
+
+/** What the worker says. */
+export type ScanReport =
+  | { type: "progress"; progress: ScanProgress }
+  | { type: "table"; table: CsvTable }
+  | { type: "failed"; problem: string; line?: number }
+  | { type: "crashed"; message: string };
+
+/** A scan under way: its table (or its CsvInputError), and its progress for whoever listens. */
+export type ScanJob = {
+  file: DataFileArgument;
+  table: Promise<CsvTable>;
+  /** Hears the latest progress at once, then each new one. */
+  listen(onProgress: (progress: ScanProgress) => void): void;
+  /** Where the scan ran, once its table settled ("this thread" when a worker could not). */
+  readonly scannedIn: "worker" | "this thread" | undefined;
+};
+
+const workerFile = new URL(
+  import.meta.url.endsWith(".ts") ? "./scan-worker.ts" : "./scan-worker.js",
+  import.meta.url,
+);
+
+/**
+ * Starts scanning each file in a worker thread of its own. A worker that cannot start or dies
+ * falls back to a scan in this thread; a file's own problem rejects with its CsvInputError.
+ */
+export function scanInThreads(files: DataFileArgument[]): ScanJob[] {
+  return files.map((file) => scanInThread(file));
+}
+
+function scanInThread(file: DataFileArgument): ScanJob {
+  let latest: ScanProgress | undefined;
+  let listener: ((progress: ScanProgress) => void) | undefined;
+  const onProgress = (progress: ScanProgress) => {
+    latest = progress;
+    listener?.(progress);
+  };
+  let scannedIn: ScanJob["scannedIn"];
+  const table = new Promise<CsvTable>((resolve, reject) => {
+    // Loaded only here: the command imports this module before anything heavy.
+    const inThisThread = () => {
+      scannedIn = "this thread";
+      import("./csv-table.ts")
+        .then(({ scanCsv }) => scanCsv(file.path, { format: file.format, onProgress }))
+        .then(resolve, reject);
+    };
+    let worker: Worker;
+    try {
+      worker = new Worker(workerFile, { workerData: { ...file, file: file.path } satisfies ScanRequest });
+    } catch {
+      inThisThread();
+      return;
+    }
+    let settled = false;
+    worker.on("message", (report: ScanReport) => {
+      if (report.type === "progress") return onProgress(report.progress);
+      settled = true;
+      scannedIn = "worker";
+      void worker.terminate();
+      if (report.type === "table") resolve(report.table);
+      else if (report.type === "failed") {
+        const { problem, line } = report;
+        reject(new CsvInputError({ file: file.path, problem, ...(line === undefined ? {} : { line }) }));
+      } else reject(new Error(`scanning ${file.path} failed: ${report.message}`));
+    });
+    worker.on("error", () => {
+      if (!settled) inThisThread();
+      settled = true;
+    });
+    worker.on("exit", () => {
+      if (!settled) inThisThread();
+      settled = true;
+    });
+  });
+  // A command that fails before it reads the table must not die of an unhandled rejection.
+  table.catch(() => undefined);
+  return {
+    file,
+    table,
+    get scannedIn() {
+      return scannedIn;
+    },
+    listen(onProgressHeard) {
+      listener = onProgressHeard;
+      if (latest) onProgressHeard(latest);
+    },
+  };
+}
