@@ -132,7 +132,7 @@ async function readBatch(
   }
 }
 
-/** Opened files by path, size and modification time: paging reads a file's metadata once. */
+/** Opened files by path, inode, size and times: paging reads a file's metadata once, a changed file anew. */
 const openSources = new Map<string, Promise<ParquetSource>>();
 const maxOpenSources = 8;
 
@@ -140,7 +140,7 @@ async function parquetSource(file: string): Promise<ParquetSource> {
   const info = await stat(file).catch((error: unknown) => {
     throw new CsvInputError({ file, problem: `cannot read it: ${(error as Error).message}`, cause: error });
   });
-  const key = `${file}\u0000${info.size}\u0000${info.mtimeMs}`;
+  const key = [file, info.ino, info.size, info.mtimeMs, info.ctimeMs].join("\u0000");
   let source = openSources.get(key);
   if (!source) {
     source = openParquet(file);
