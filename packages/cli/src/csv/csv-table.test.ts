@@ -208,6 +208,10 @@ describe("a file bigger than the typing sample", () => {
     expect(whole.sample).toBeUndefined();
     expect(whole.rowCount).toBe(202);
     expect(whole.columns.map((column) => column.name)).toEqual(["id", "amount", "note", "late"]);
+    // The text size a page is planned with is every row's (the sample's per row times the rows, so
+    // about 0.76 of it here, where the first rows' numbers are shorter), not the sample's (0.1).
+    expect(table.textBytes / whole.textBytes).toBeGreaterThan(0.6);
+    expect(table.textBytes / whole.textBytes).toBeLessThan(1.25);
   });
 
   it("counts lines with content from a byte offset: LF, CRLF, blank lines, no final line break", async () => {
