@@ -159,8 +159,13 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
         '    writable = "yes"',
         "except PermissionError:",
         '    writable = "no"',
+        "try:",
+        '    open("/workspace/data/new.txt", "w").close()',
+        '    sealed = "no"',
+        "except PermissionError:",
+        '    sealed = "yes"',
         'emea = float(frame.loc[frame["region"] == "EMEA", "amount"].sum())',
-        'print("RESULT: " + json.dumps({"rows": len(frame), "emea": round(emea, 2), "writable": writable}))',
+        'print("RESULT: " + json.dumps({"rows": len(frame), "emea": round(emea, 2), "writable": writable, "sealed": sealed}))',
       ].join("\n"),
     ]);
     const run = await runCli(
@@ -175,6 +180,7 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
       rows: 800_000,
       emea: Math.round(expected * 100) / 100,
       writable: "no",
+      sealed: "yes",
     });
     const record = await lastJournalRecord(cwd);
     expect((record.toolCalls as unknown[]).length).toBe(0);

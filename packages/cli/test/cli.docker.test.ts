@@ -243,6 +243,26 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     expect(left).toEqual([]);
   });
 
+  it("places its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    await writeFile(join(folder, "sizes.csv"), "size\n3\n4\n");
+    const replay = await programReplay("sizes.json", [
+      'import csv\nrows = list(csv.DictReader(open("/workspace/data/sizes.csv")))\nprint("RESULT: " + str(sum(int(row["size"]) for row in rows)))',
+    ]);
+    const run = await runCli(
+      ["ask", "--csv", "sizes.csv", "--replay", replay, "--no-journal", "--debug", "Sum of sizes?"],
+      { cwd: folder },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toBe("7\n");
+    expect(run.stderr).toContain("files placed before the turn (a prelaunch's)");
+    expect(run.stderr).toContain('"containerPath":"/workspace/data/sizes.csv","bytes":9');
+    const { created, destroyed, left } = await containerEventsOf(run.pid, since);
+    expect(created).toHaveLength(1);
+    expect(destroyed).toEqual(created);
+    expect(left).toEqual([]);
+  });
+
   it("a command that fails after the start (a ragged CSV row) leaves no container", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await writeFile(join(folder, "ragged.csv"), "a,b,c\n1,2,3\n4,5\n");

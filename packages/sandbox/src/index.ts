@@ -28,6 +28,12 @@ export { SandboxManager } from "./manager.ts";
 export type { EgressLogEntry } from "./network/access-log.ts";
 export type { BuildProxyImageResult } from "./network/proxy-image.ts";
 export { buildProxyImage, proxyImage } from "./network/proxy-image.ts";
+export {
+  type FileToPlace,
+  type PlacedFile,
+  type PlacingProgress,
+  readOnlyFileCommand,
+} from "./placed-files.ts";
 export type { PoolStatus } from "./pool.ts";
 export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 export { SandboxSession } from "./session.ts";

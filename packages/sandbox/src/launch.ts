@@ -11,6 +11,7 @@ import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
+import type { PlacedFile } from "./placed-files.ts";
 import { execsNeedGuard } from "./syscall-guard.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
@@ -22,6 +23,8 @@ export type LaunchedContainer = {
   helper: KillHelper;
   /** Whether each exec must install the seccomp guard (the runtime does not filter execs: gVisor). */
   guardExecs: boolean;
+  /** Files placed before it was handed out (a prelaunch's). */
+  placedFiles?: PlacedFile[];
 };
 
 /** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */

@@ -1,11 +1,16 @@
 import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, describe, expect, test } from "vitest";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
+import type { PlacingProgress } from "./placed-files.ts";
 import { SandboxPrelaunch } from "./prelaunch/index.ts";
 
 // A container started in a worker thread (the CLI starts one while LangChain loads) and taken over
@@ -139,6 +144,74 @@ describe("a prelaunched container", () => {
     managers.push(manager);
     await expect(manager.ready()).rejects.toMatchObject({ code: "runtime-not-registered" });
     expect(prelaunch.failure).toContain("codeaction-no-such-runtime");
+  });
+});
+
+describe("files a prelaunch places", () => {
+  let folder = "";
+  afterAll(async () => {
+    if (folder) await rm(folder, { recursive: true, force: true });
+  });
+
+  test("are in the container before the take-over, byte for byte, read-only in a sealed folder", async () => {
+    folder = await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
+    const big = randomBytes(9 * 1024 * 1024);
+    await writeFile(join(folder, "big.bin"), big);
+    await writeFile(join(folder, "small.csv"), "a,b\n1,2\n");
+    const prelaunch = SandboxPrelaunch.start(
+      { network: "none" },
+      {
+        files: [
+          { hostPath: join(folder, "big.bin"), containerPath: "/workspace/data/big.bin" },
+          { hostPath: join(folder, "small.csv"), containerPath: "/workspace/data/small.csv" },
+        ],
+      },
+    );
+    const reports: PlacingProgress[] = [];
+    prelaunch.onPlacing((progress) => reports.push(progress));
+    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession();
+    expect(session.placedFiles).toEqual([
+      { containerPath: "/workspace/data/big.bin", bytes: big.length },
+      { containerPath: "/workspace/data/small.csv", bytes: 8 },
+    ]);
+    const { stdout } = await session.execute(
+      "sha256sum /workspace/data/big.bin; stat -c '%a %n' /workspace/data /workspace/data/*; touch /workspace/data/new 2>/dev/null || echo sealed",
+    );
+    expect(stdout).toContain(createHash("sha256").update(big).digest("hex"));
+    expect(stdout).toContain(
+      "555 /workspace/data\n444 /workspace/data/big.bin\n444 /workspace/data/small.csv",
+    );
+    expect(stdout).toContain("sealed");
+    // Every 4 MiB of the big file, and each file's end.
+    const bigReports = reports.filter((report) => report.containerPath.endsWith("big.bin"));
+    expect(bigReports.map((report) => report.bytesCopied)).toEqual([
+      4 * 1024 * 1024,
+      8 * 1024 * 1024,
+      big.length,
+    ]);
+    expect(reports.at(-1)).toEqual({
+      containerPath: "/workspace/data/small.csv",
+      bytesCopied: 8,
+      totalBytes: 8,
+    });
+    await manager.close();
+  });
+
+  test("that do not fit discard the container and say why; a place outside /workspace is refused", async () => {
+    folder ||= await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
+    await writeFile(join(folder, "three.bin"), randomBytes(3 * 1024 * 1024));
+    const prelaunch = SandboxPrelaunch.start(
+      { network: "none", diskLimit: "2m" },
+      { files: [{ hostPath: join(folder, "three.bin"), containerPath: "/workspace/data/three.bin" }] },
+    );
+    expect(await prelaunch.take()).toBeUndefined();
+    expect(prelaunch.failure).toMatch(/No space left on device/);
+    expect(await containersOf(prelaunch.managerId)).toEqual([]);
+    expect(() =>
+      SandboxPrelaunch.start({}, { files: [{ hostPath: "/etc/hostname", containerPath: "/etc/passwd" }] }),
+    ).toThrow(/under \/workspace only/);
   });
 });
 

@@ -11,6 +11,7 @@ import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
 import { KillHelper } from "./kill-helper.ts";
 import type { LaunchedContainer } from "./launch.ts";
+import type { PlacedFile } from "./placed-files.ts";
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
@@ -271,6 +272,14 @@ export class SandboxSession {
       ],
       {},
     );
+  }
+
+  /**
+   * Files placed in this container before the session got it (a prelaunch's `files`): their paths
+   * and sizes. Empty for any other container.
+   */
+  get placedFiles(): readonly PlacedFile[] {
+    return this.launched.placedFiles ?? [];
   }
 
   /** `docker inspect` of the current container. */

@@ -1,8 +1,9 @@
 import { access } from "node:fs/promises";
+import { basename } from "node:path";
 import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
-import { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
+import { type FileToPlace, SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
@@ -97,12 +98,12 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
   // The sandbox's container starts in a worker thread now, while LangChain and the data load here
   // (not when a data file is missing: that error comes next, and needs no container).
+  const files = dataFileArguments({ csv: values.csv, file: values.file });
   const prelaunch =
-    image !== undefined && (await filesExist([...(values.csv ?? []), ...(values.file ?? [])]))
-      ? SandboxPrelaunch.start(askSandbox(image))
+    image !== undefined && (await filesExist(files.map((file) => file.path)))
+      ? SandboxPrelaunch.start(askSandbox(image), { files: await filesToPlace(files) })
       : undefined;
   // The data files are scanned in worker threads meanwhile, too.
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
   const scans = scanInThreads(files);
   const sandbox: SandboxHolder = { prelaunch };
   try {
@@ -116,6 +117,17 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
 
 /** The sandbox of one `ask`: the prelaunch, then the manager that took it over. */
 type SandboxHolder = { prelaunch: SandboxPrelaunch | undefined; manager?: SandboxManager };
+
+/**
+ * The data files the prelaunch places at /workspace/data while LangChain loads (the turn copies only
+ * what is not there yet): all but parquet files, which reach the sandbox as their CSV conversion.
+ */
+async function filesToPlace(files: DataFileArgument[]): Promise<FileToPlace[]> {
+  const direct = files.filter((file) => file.format !== "parquet");
+  if (direct.length === 0) return [];
+  const { dataFilePath } = await import("@codeaction/core/internal");
+  return direct.map((file) => ({ hostPath: file.path, containerPath: dataFilePath(file.path) }));
+}
 
 async function filesExist(paths: string[]): Promise<boolean> {
   const found = await Promise.all(
@@ -151,6 +163,10 @@ async function askWithSandbox(options: {
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });
   if (!quiet) progress.note(describeModelChoice(modelChoice));
+  // The prelaunch places the data files while this thread loads; its reports arrive between imports.
+  sandbox.prelaunch?.onPlacing(({ containerPath, bytesCopied, totalBytes }) =>
+    progress.count(describeCopy({ name: basename(containerPath), bytesCopied, totalBytes })),
+  );
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
   const model = await loadModel(modelChoice);
   const record = createRunRecord({

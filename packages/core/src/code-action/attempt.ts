@@ -8,9 +8,9 @@ import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import { trackToolCalls } from "../tracing/tool-runs.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
-import { placeDataFiles } from "./data-files.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
+import { placeDataFiles } from "./place-data-files.ts";
 import { outputBytesOf, type ProgramRun, runProgram, spawnRelay } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf, usageOf } from "./turn-messages.ts";
@@ -140,6 +140,9 @@ async function runInContainer(
   const relay = options.dataFiles?.length ? spawnRelay(session) : undefined;
   try {
     if (options.dataFiles?.length) {
+      if (session.placedFiles.length > 0) {
+        logger?.debug({ placed: session.placedFiles }, "files placed before the turn (a prelaunch's)");
+      }
       await placeDataFiles(session, options.dataFiles, (copy) =>
         emit({
           type: "data-file-copy",

@@ -1,9 +1,5 @@
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import type { SandboxSession } from "@codeaction/sandbox";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { sanitiseName } from "./output-files.ts";
 
@@ -62,79 +58,10 @@ export function describeDataFilesForPrompt(files: DataFile[]): string {
 /** How far the copy of one data file into the sandbox has come. */
 export type DataFileCopy = { name: string; bytesCopied: number; totalBytes: number };
 
-/** The size of each read of a data file on its way into the sandbox. */
-const copyChunkBytes = 1024 * 1024;
-
-/** A copy reports each time this many more bytes went in, and once at the end of each file. */
-export const copyReportBytes = 4 * 1024 * 1024;
-
-/**
- * Streams each data file into the session's container (through an exec's stdin; the root file
- * system stays read-only) at /workspace/data/<name>, mode 0444 in a 0555 folder. The container is
- * the program's own, so read-only guards against accidents; the host file is never writable.
- * `onCopy` hears every copyReportBytes and at the end of each file.
- */
-export async function placeDataFiles(
-  session: Pick<SandboxSession, "spawn">,
-  files: DataFile[],
-  onCopy?: (copy: DataFileCopy) => void,
-): Promise<void> {
-  for (const [index, file] of files.entries()) {
-    const last = index === files.length - 1;
-    const script = [
-      "set -e",
-      `mkdir -p ${dataDirectory}`,
-      `cat > "${dataDirectory}/.$1.part"`,
-      `chmod 0444 "${dataDirectory}/.$1.part"`,
-      `mv -f "${dataDirectory}/.$1.part" "${dataDirectory}/$1"`,
-      ...(last ? [`chmod 0555 ${dataDirectory}`] : []),
-    ].join("\n");
-    const child = session.spawn(["/bin/sh", "-c", script, "codeaction-data", file.name], { cwd: "/" });
-    let errors = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (errors.length < 4096) errors += chunk.toString("utf8");
-    });
-    child.stdout.resume();
-    // 1 MiB reads: the exec's stream takes big writes at twice the speed of the default 64 KiB ones.
-    const source = createReadStream(file.path, { highWaterMark: copyChunkBytes });
-    await pipeline(source, countCopied(file, onCopy), child.stdin).catch(() => undefined);
-    const { exitCode } = await child.exit;
-    if (exitCode !== 0) {
-      const full = /no space left/i.test(errors);
-      throw dataFileError(
-        full
-          ? `the data file ${file.path} (${megabytes(file.size)}) did not fit in the sandbox's /workspace; raise sandbox.diskLimit`
-          : `the data file ${file.path} could not be placed at ${dataDirectory}/${file.name}: ${errors.trim() || `exit ${exitCode}`}`,
-      );
-    }
-  }
-}
-
-/** A pass-through that reports the bytes gone through it (none without `onCopy`). */
-function countCopied(file: DataFile, onCopy?: (copy: DataFileCopy) => void): Transform {
-  let bytesCopied = 0;
-  let nextReport = copyReportBytes;
-  const report = () => onCopy?.({ name: file.name, bytesCopied, totalBytes: file.size });
-  return new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytesCopied += chunk.length;
-      if (bytesCopied >= nextReport && bytesCopied < file.size) {
-        report();
-        nextReport = bytesCopied + copyReportBytes;
-      }
-      done(null, chunk);
-    },
-    flush(done) {
-      report();
-      done();
-    },
-  });
-}
-
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-function dataFileError(message: string, cause?: unknown): CodeActionError {
+export function dataFileError(message: string, cause?: unknown): CodeActionError {
   return new CodeActionError(`Data files: ${message}.`, { code: "data-file", ...(cause ? { cause } : {}) });
 }

@@ -7,6 +7,7 @@ import { destroyStream, removeContainer } from "../docker-operations.ts";
 import { detectEngineDialect } from "../engine/engine-dialect.ts";
 import { buildLabels } from "../labels.ts";
 import { launchForHandover } from "../launch.ts";
+import { type PlacedFile, placeHostFiles } from "../placed-files.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "../readiness.ts";
 import { allocateIdentity } from "../user-ids.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
@@ -64,6 +65,7 @@ async function launch(): Promise<void> {
     dialect,
     signal: discard.signal,
   });
+  const placed = await placeFiles(launched);
   const lifeline = launched.lifeline;
   const ended = () => {
     report({ type: "lifeline-ended" });
@@ -71,7 +73,23 @@ async function launch(): Promise<void> {
   };
   lifeline.on("end", ended);
   lifeline.on("close", ended);
-  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "" });
+  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "", placed });
+}
+
+/** The files the prelaunch was given, placed read-only; the container removed when that fails. */
+async function placeFiles(container: NonNullable<typeof launched>): Promise<PlacedFile[]> {
+  if (input.files.length === 0) return [];
+  try {
+    return await placeHostFiles(container.container, input.files, {
+      guard: container.guardExecs,
+      onProgress: (progress) => report({ type: "placing", ...progress }),
+    });
+  } catch (error) {
+    launched = undefined;
+    destroyStream(container.lifeline);
+    await removeContainer(container.container).catch(() => undefined);
+    throw error;
+  }
 }
 
 const launching = launch();

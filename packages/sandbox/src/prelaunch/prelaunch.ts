@@ -6,6 +6,7 @@ import { PassThrough } from "node:stream";
 import { Worker } from "node:worker_threads";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
+import type { FileToPlace, PlacedFile, PlacingProgress } from "../placed-files.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 
 /** A container the worker started and read back, ready to be taken over by a manager. */
@@ -18,6 +19,8 @@ export type PrelaunchedContainer = {
    * attach; it closes when the attach ends (the container was removed or stopped).
    */
   lifeline: NodeJS.ReadWriteStream;
+  /** The files placed in it before it was handed over (`start`'s `files`). */
+  placed: PlacedFile[];
 };
 
 const workerFile = new URL(
@@ -46,8 +49,10 @@ export class SandboxPrelaunch {
   private readonly engineChecked: Promise<EngineDialect | undefined>;
   private readonly discarded: Promise<void>;
   private taken = false;
+  private placing: PlacingProgress | undefined;
+  private onPlacingHeard: ((progress: PlacingProgress) => void) | undefined;
 
-  private constructor(config: SandboxConfigInput, deadlineSeconds: number) {
+  private constructor(config: SandboxConfigInput, deadlineSeconds: number, files: FileToPlace[]) {
     this.config = config;
     const standIn = new PassThrough();
     let settle: (container: PrelaunchedContainer | undefined) => void = () => undefined;
@@ -58,7 +63,7 @@ export class SandboxPrelaunch {
     // Settled by a failure or the end as well (resolving twice changes nothing).
     void this.launched.then(() => checked(undefined));
     this.discarded = new Promise((resolve) => (ended = resolve));
-    const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds };
+    const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds, files };
     try {
       this.worker = new Worker(workerFile, { workerData: input });
     } catch (error) {
@@ -70,10 +75,15 @@ export class SandboxPrelaunch {
     standIn.on("close", () => this.order({ type: "release" }));
     let launched = false;
     worker.on("message", (report: WorkerReport) => {
-      if (report.type === "checked") checked(report.dialect);
+      if (report.type === "placing") {
+        const { containerPath, bytesCopied, totalBytes } = report;
+        this.placing = { containerPath, bytesCopied, totalBytes };
+        this.onPlacingHeard?.(this.placing);
+      } else if (report.type === "checked") checked(report.dialect);
       else if (report.type === "launched") {
         launched = true;
-        settle({ containerId: report.containerId, user: report.user, lifeline: standIn });
+        const { containerId, user, placed } = report;
+        settle({ containerId, user, lifeline: standIn, placed });
       } else if (report.type === "failed") this.fail(settle, ended, report.message);
       else if (report.type === "lifeline-ended") standIn.destroy();
       else ended();
@@ -93,9 +103,24 @@ export class SandboxPrelaunch {
    */
   static start(
     config: SandboxConfigInput = {},
-    options: { deadlineSeconds?: number } = {},
+    options: {
+      deadlineSeconds?: number;
+      /**
+       * Host files to place read-only in the container before it is handed over (each at its
+       * absolute `containerPath`, under /workspace; the last one's folder sealed read-only), while
+       * this thread is busy: code-action's data files (`dataFilePath` names their places). A turn
+       * skips the files already placed with the same size. A failed placement discards the
+       * container (the manager then starts its own, and the turn places the files itself).
+       */
+      files?: FileToPlace[];
+    } = {},
   ): SandboxPrelaunch {
-    return new SandboxPrelaunch(config, options.deadlineSeconds ?? 3600);
+    for (const file of options.files ?? []) {
+      if (!file.containerPath.startsWith("/workspace/") || file.containerPath.includes("/../")) {
+        throw new RangeError(`a prelaunch places files under /workspace only, not at ${file.containerPath}`);
+      }
+    }
+    return new SandboxPrelaunch(config, options.deadlineSeconds ?? 3600, options.files ?? []);
   }
 
   /** The container, once: later calls, and a failed start, resolve with undefined. */
@@ -112,6 +137,12 @@ export class SandboxPrelaunch {
    */
   checkedEngine(): Promise<EngineDialect | undefined> {
     return this.waitingFor(this.engineChecked);
+  }
+
+  /** Hears how far the placement of `files` has come: the latest at once, then each new report. */
+  onPlacing(listener: (progress: PlacingProgress) => void): void {
+    this.onPlacingHeard = listener;
+    if (this.placing) listener(this.placing);
   }
 
   /** Removes the container unless it was taken (a taken one belongs to its session). Idempotent. */

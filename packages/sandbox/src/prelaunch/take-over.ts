@@ -56,6 +56,7 @@ export async function takeOverPrelaunched(
         lifeline: handed.lifeline,
         helper,
         guardExecs: execsNeedGuard(identity.config),
+        placedFiles: handed.placed,
       },
     };
   } catch (error) {

@@ -1,12 +1,14 @@
 // The messages between a SandboxPrelaunch (prelaunch.ts) and its worker thread (prelaunch-worker.ts).
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
+import type { FileToPlace, PlacedFile, PlacingProgress } from "../placed-files.ts";
 
 /** What the worker says (prelaunch-worker.ts). */
 export type WorkerReport =
   /** The engine answered, its dialect is known and the runtime the settings ask for is registered. */
   | { type: "checked"; dialect: EngineDialect }
-  | { type: "launched"; containerId: string; user: string }
+  | ({ type: "placing" } & PlacingProgress)
+  | { type: "launched"; containerId: string; user: string; placed: PlacedFile[] }
   | { type: "failed"; message: string }
   | { type: "lifeline-ended" }
   | { type: "discarded" };
@@ -15,4 +17,9 @@ export type WorkerReport =
 export type WorkerOrder = { type: "release" } | { type: "discard" };
 
 /** What the worker is started with. */
-export type WorkerInput = { config: SandboxConfigInput; managerId: string; deadlineSeconds: number };
+export type WorkerInput = {
+  config: SandboxConfigInput;
+  managerId: string;
+  deadlineSeconds: number;
+  files: FileToPlace[];
+};
