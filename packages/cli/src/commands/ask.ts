@@ -1,4 +1,5 @@
 import { access } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption, ServerSpec } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
@@ -100,7 +101,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   // (not when a data file is missing: that error comes next, and needs no container).
   const files = dataFileArguments({ csv: values.csv, file: values.file });
   const prelaunch =
-    image !== undefined && (await filesExist(files.map((file) => file.path)))
+    image !== undefined && worthAWorker(files) && (await filesExist(files.map((file) => file.path)))
       ? SandboxPrelaunch.start(askSandbox(image), { files: await filesToPlace(files) })
       : undefined;
   // The data files are scanned in worker threads meanwhile, too.
@@ -117,6 +118,16 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
 
 /** The sandbox of one `ask`: the prelaunch, then the manager that took it over. */
 type SandboxHolder = { prelaunch: SandboxPrelaunch | undefined; manager?: SandboxManager };
+
+/**
+ * Whether a prelaunch pays here. Its worker costs its own Node start-up and its own load of the
+ * sandbox package, about 0.8 s of CPU, taken from this thread's load on a machine with no core to
+ * spare: on two cores a question without data was 0.2 s slower with it (1,816 against 1,619 ms,
+ * docs/performance.md). With data files the worker also copies them, off the critical path.
+ */
+function worthAWorker(files: DataFileArgument[]): boolean {
+  return files.length > 0 || availableParallelism() > 2;
+}
 
 /**
  * The data files the prelaunch places at /workspace/data while LangChain loads (the turn copies only
