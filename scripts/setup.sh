@@ -10,6 +10,15 @@ PNPM_VERSION=10.34.8
 mkdir -p "$TOOLS"
 say() { printf '[setup] %s\n' "$*" >&2; }
 
+# 0. The machine's certificate authorities -----------------------------------
+# Node (and npm under it) trusts its own bundled CAs only. Behind a proxy that signs with a CA
+# installed in the system's store, every registry request fails certificate checks and npm falls
+# back to its stale cache after 70 s of retries per package. Trust the system store too (Debian's
+# bundle), unless the caller chose a file already. Verification stays on.
+if [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ]; then
+  export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+fi
+
 # 1. Node >= 22 ------------------------------------------------------------
 node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 if [ -x "$TOOLS/node/bin/node" ]; then
