@@ -22,7 +22,7 @@ export type PlacingProgress = { containerPath: string; bytesCopied: number; tota
 const reportEveryBytes = 4 * 1024 * 1024;
 
 /** Each read of a placed file: the exec's stream takes big writes at twice the speed of 64 KiB ones. */
-export const placeChunkBytes = 1024 * 1024;
+const placeChunkBytes = 1024 * 1024;
 
 /**
  * The command (argv, to run with cwd "/") that streams its stdin into `containerPath`, mode 0444,

@@ -26,9 +26,10 @@ export async function placeDataFiles(
 ): Promise<void> {
   // A prelaunch may have placed some already, while the host was loading (same place, same size).
   const placed = new Set((session.placedFiles ?? []).map((file) => `${file.containerPath}:${file.bytes}`));
-  const missing = files.filter((file) => !placed.has(`${dataDirectory}/${file.name}:${file.size}`));
+  const missing: DataFile[] = [];
   for (const file of files) {
-    if (!missing.includes(file)) onCopy?.({ name: file.name, bytesCopied: file.size, totalBytes: file.size });
+    if (!placed.has(`${dataDirectory}/${file.name}:${file.size}`)) missing.push(file);
+    else onCopy?.({ name: file.name, bytesCopied: file.size, totalBytes: file.size });
   }
   for (const [index, file] of missing.entries()) {
     const argv = readOnlyFileCommand(`${dataDirectory}/${file.name}`, {
