@@ -1,11 +1,12 @@
 // Builds what is packed: each publishable package's src/ compiled to dist/ (JavaScript, declarations,
 // source maps, declaration maps), plus the run-time assets that live beside the sources (the bridge's
-// Python files). Always a clean build: dist/ is removed first, so nothing stale is ever packed.
+// Python files), and the `codeaction` command's bundle (bundle-cli.ts). Always a clean build: dist/ is removed first, so nothing stale is ever packed.
 // Usage: node scripts/build-packages.ts   (also `pnpm build`)
 import { spawnSync } from "node:child_process";
 import { cpSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleCli } from "./bundle-cli.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The publishable packages, in build order (each builds after what it depends on). */
@@ -25,7 +26,7 @@ function copyAssets(packageDirectory: string): string[] {
   return copied;
 }
 
-function build(): void {
+async function build(): Promise<void> {
   for (const name of publishedPackages) {
     rmSync(join(root, "packages", name, "dist"), { recursive: true, force: true });
     rmSync(join(root, "packages", name, "node_modules/.cache/tsc/build.tsbuildinfo"), { force: true });
@@ -43,6 +44,8 @@ function build(): void {
       `[build] packages/${name}/dist${copied.length ? ` (+ ${copied.join(", ")})` : ""}\n`,
     );
   }
+  const bundled = await bundleCli(root);
+  process.stderr.write(`[build] packages/cli/dist/bundle (${bundled.length} files, the command's bundle)\n`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) build();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await build();

@@ -6,8 +6,16 @@ import { type CommandRun, describeRun, runCommand } from "./run-command.ts";
 
 export type Installer = "npm" | "pnpm";
 
-/** What a user installs beside our packages: their own LangChain and zod, and Node's types. */
-const userDependencies = ["@langchain/core@^1.0.0", "zod@^4.1.0", "@types/node@^22.18.0"];
+/**
+ * What a user installs beside our packages: their own LangChain and zod, Node's types, and a model
+ * provider's package (the `codeaction` command loads it from the project, beside its own bundle).
+ */
+const userDependencies = [
+  "@langchain/core@^1.0.0",
+  "@langchain/anthropic@^1.0.0",
+  "zod@^4.1.0",
+  "@types/node@^22.18.0",
+];
 const consumerFiles = ["agent.mjs", "check.ts", "tsconfig.json", "require.cjs"];
 
 /**
@@ -42,7 +50,12 @@ export async function createConsumer(folder: string, installer: Installer, packe
 }
 
 /** Runs the installed `codeaction` bin the way each installer's users do (npx / pnpm exec). */
-export function runInstalledCli(folder: string, installer: Installer, args: string[]): Promise<CommandRun> {
+export function runInstalledCli(
+  folder: string,
+  installer: Installer,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<CommandRun> {
   const [command, prefix] = installer === "npm" ? ["npx", ["--no-install"]] : ["pnpm", ["exec"]];
-  return runCommand(command, [...prefix, "codeaction", ...args], { cwd: folder, timeoutMs: 300_000 });
+  return runCommand(command, [...prefix, "codeaction", ...args], { cwd: folder, timeoutMs: 300_000, env });
 }

@@ -1,6 +1,7 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAnthropicFixture } from "../../packages/core/src/testing/index.ts";
 import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
 import { type PackedPackage, packPackages, publishedPackages, repositoryRoot } from "./pack-packages.ts";
 import { describeRun, runCommand } from "./run-command.ts";
@@ -64,6 +65,14 @@ describe("the tarballs", () => {
     );
     const cli = await listing(packed.find((entry) => entry.name === "cli")!);
     expect(cli).toContain("package/dist/bin.js");
+    // The command's bundle (scripts/bundle-cli.ts): its entry and its worker threads' entries.
+    expect(cli).toEqual(
+      expect.arrayContaining([
+        "package/dist/bundle/main.js",
+        "package/dist/bundle/prelaunch-worker.js",
+        "package/dist/bundle/scan-worker.js",
+      ]),
+    );
   });
 });
 
@@ -128,6 +137,39 @@ describe.each<Installer>(["npm", "pnpm"])(
       const run = await runInstalledCli(project, installer, args);
       expect(run.exitCode, describeRun(run)).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual(seedTotals);
+    });
+
+    it("codeaction ask --model anthropic:... drives the project's own @langchain/anthropic over Anthropic's wire format", async () => {
+      // The command's LangChain is bundled; the provider package and its @langchain/core are the
+      // project's: the two copies meet in this turn.
+      const fixture = await startAnthropicFixture([
+        [{ type: "text", text: "```python\nprint('RESULT: 42')\n```" }],
+      ]);
+      try {
+        const args = ["ask", "--model", "anthropic:claude-sonnet-4-5", "--no-journal", "What is 6 times 7?"];
+        const env = { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: fixture.baseURL };
+        const run = await runInstalledCli(project, installer, args, env);
+        expect(run.exitCode, describeRun(run)).toBe(0);
+        expect(run.stdout.trim()).toBe("42");
+        expect(run.stderr).toContain("model: anthropic:claude-sonnet-4-5 (live)");
+        expect(fixture.requests).toHaveLength(1);
+        expect(fixture.requests[0]).toMatchObject({
+          path: "/v1/messages",
+          model: "claude-sonnet-4-5",
+          apiKey: "sk-ant-test",
+        });
+      } finally {
+        await fixture.close();
+      }
+    });
+
+    it("codeaction --version reads the installed package's version", async () => {
+      const run = await runInstalledCli(project, installer, ["--version"]);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      const manifest = JSON.parse(
+        await readFile(join(project, "node_modules/@codeaction/cli/package.json"), "utf8"),
+      );
+      expect(run.stdout.trim()).toBe(manifest.version);
     });
 
     it("codeaction image build finds the shipped recipe and reuses the current image", async () => {

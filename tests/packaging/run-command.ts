@@ -6,15 +6,15 @@ export type CommandRun = { exitCode: number | null; stdout: string; stderr: stri
 const outputCap = 1024 * 1024;
 
 /**
- * Runs a command (no shell) with no OPENAI_API_KEY, keeping at most 1 MiB of each stream, and
+ * Runs a command (no shell) with no OPENAI_API_KEY (plus `env`), keeping at most 1 MiB of each stream, and
  * resolves with its exit code and output; SIGKILLs it after `timeoutMs`.
  */
 export function runCommand(
   command: string,
   args: string[],
-  options: { cwd: string; timeoutMs: number },
+  options: { cwd: string; timeoutMs: number; env?: Record<string, string> },
 ): Promise<CommandRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false" };
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", ...options.env };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   return new Promise((resolve, reject) => {

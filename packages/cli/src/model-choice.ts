@@ -12,7 +12,8 @@ export type ModelChoice =
 
 /**
  * --replay FILE plays recorded replies (even when a key is set: asking for a replay is explicit);
- * else OPENAI_API_KEY gives the live model (--model, default openai:gpt-5-mini); else a
+ * else --model naming another provider ("anthropic:claude-sonnet-4-5") gives that live model;
+ * else OPENAI_API_KEY gives the OpenAI one (--model, default openai:gpt-5-mini); else a
  * ModelMissingError saying what to set.
  */
 export async function chooseModel(options: {
@@ -37,9 +38,14 @@ export async function chooseModel(options: {
     }
     return { kind: "replay", file: options.replay };
   }
+  const model = options.model ?? defaultModel;
+  const qualified = model.includes(":") ? model : `openai:${model}`;
+  if (!qualified.startsWith("openai:")) {
+    // Another provider named on purpose: its package and its key are checked when the model loads,
+    // with an error naming what to install or set.
+    return { kind: "live", model: qualified };
+  }
   if (options.env.OPENAI_API_KEY?.trim()) {
-    const model = options.model ?? defaultModel;
-    const qualified = model.includes(":") ? model : `openai:${model}`;
     const baseUrl = options.env.OPENAI_BASE_URL?.trim();
     return { kind: "live", model: qualified, ...(baseUrl ? { baseUrl } : {}) };
   }

@@ -85,6 +85,20 @@ describe("ask without a model", () => {
     expectNoStackTrace(run.stderr);
   });
 
+  it("with --model naming another provider, asks that provider and names the key it lacks", async () => {
+    const run = await runCli(
+      ["ask", "--model", "anthropic:claude-sonnet-4-5", "--pattern", "tools", question],
+      {
+        cwd: folder,
+        env: { ANTHROPIC_API_KEY: "" },
+      },
+    );
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain("model: anthropic:claude-sonnet-4-5 (live)");
+    expect(run.stderr).toMatch(/needs ANTHROPIC_API_KEY, which is not set\. Export it/);
+    expectNoStackTrace(run.stderr);
+  });
+
   it("names a replay file that does not exist, and one that is not a recording", async () => {
     const missing = await runCli(["ask", "--replay", join(folder, "nope.json"), question], { cwd: folder });
     expect(missing.exitCode).toBe(1);

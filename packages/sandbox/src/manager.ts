@@ -12,7 +12,7 @@ import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
-import { ContainerPool, type PoolStatus } from "./pool.ts";
+import { ContainerPool, type PoolSlot, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
@@ -30,6 +30,8 @@ export type SandboxManagerOptions = {
   /**
    * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
    * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
+   * Without a pool, a prelaunched container is made warm the same way as soon as the manager is
+   * ready (see `prelaunch`).
    */
   warmCommand?: string[];
   /**
@@ -41,7 +43,10 @@ export type SandboxManagerOptions = {
    * A container already being started in a worker thread with the same settings
    * (`SandboxPrelaunch.start(config)`): the first session (or warm container) takes it over after
    * reading every flag back again, and the manager uses the prelaunch's manager id as its own. When
-   * it failed or differs, it is removed and the manager starts its own. `close()` closes it.
+   * it failed or differs, it is removed and the manager starts its own. `close()` closes it. With a
+   * `warmCommand` and no pool, ready() takes it over at once, in the background: its kill helper
+   * and its warm command start while the caller does other work (a model call, a data scan), and
+   * the first session with the default deadline and labels gets it with nothing left to start.
    */
   prelaunch?: SandboxPrelaunch;
 };
@@ -94,6 +99,8 @@ export class SandboxManager {
   /** The prelaunch given, until its container is taken over (then undefined). */
   private prelaunch: SandboxPrelaunch | undefined;
   private readonly prelaunchGiven: SandboxPrelaunch | undefined;
+  /** Without a pool: the prelaunched container being made warm for the first session (see `prelaunch`). */
+  private warmPrelaunched: Promise<{ session: PooledSession; slot: PoolSlot } | undefined> | undefined;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
@@ -157,6 +164,34 @@ export class SandboxManager {
       labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
     });
     this.pool.start();
+    if (this.pool.size === 0 && this.prelaunch && this.warmCommand && !this.networking.policy) {
+      this.warmPrelaunched = this.makePrelaunchedWarm();
+    }
+  }
+
+  /** The prelaunched container taken over and made warm like a pool's (undefined when that failed). */
+  private async makePrelaunchedWarm(): Promise<{ session: PooledSession; slot: PoolSlot } | undefined> {
+    const slot = await this.pool.reserve();
+    try {
+      return { session: await this.createPooledSession(new AbortController().signal), slot };
+    } catch (error) {
+      this.logger?.debug({ error: String(error) }, "prelaunched container not made warm");
+      slot.release();
+      return undefined;
+    }
+  }
+
+  /** The warm prelaunched session for a session with the default deadline and labels, once. */
+  private async takePrelaunchedWarm(): Promise<PooledSession | undefined> {
+    const pending = this.warmPrelaunched;
+    this.warmPrelaunched = undefined;
+    const warm = await pending;
+    if (!warm) return undefined;
+    // Handed out, the session frees its slot through the pool when it is destroyed.
+    if (warm.session.warmAndAlive && !this.closed) return warm.session;
+    await warm.session.close();
+    warm.slot.release();
+    return undefined;
   }
 
   /** Podman's refusals and dialect, and the runtime the settings need: the dialect. */
@@ -196,7 +231,13 @@ export class SandboxManager {
     await this.ready();
     const docker = this.requireDocker();
     const deadlineSeconds = checkedDeadlineSeconds(options);
-    if (this.pool.size > 0 && options.deadlineSeconds === undefined && options.labels === undefined) {
+    const defaults = options.deadlineSeconds === undefined && options.labels === undefined;
+    const warm = defaults && this.warmPrelaunched ? await this.takePrelaunchedWarm() : undefined;
+    if (warm) {
+      this.sessions.add(warm);
+      return warm;
+    }
+    if (this.pool.size > 0 && defaults) {
       const pooled = await this.pool.take(options.signal);
       this.sessions.add(pooled);
       return pooled;
@@ -334,6 +375,7 @@ export class SandboxManager {
   async close(): Promise<void> {
     this.closed = true;
     await this.prelaunchGiven?.close();
+    await this.takePrelaunchedWarm();
     await this.pool.drain();
     await Promise.allSettled([...this.sessions].map((session) => session.close()));
     if (!this.docker) return;

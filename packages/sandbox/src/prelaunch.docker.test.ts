@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import pino from "pino";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test, vi } from "vitest";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
 import type { PlacingProgress } from "./placed-files.ts";
@@ -60,6 +60,15 @@ function keptLogger(): { logger: pino.Logger; messages: string[] } {
 
 const trustedChecks = "engine checks: the prelaunch's, same settings";
 
+function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    stream.on("error", reject);
+  });
+}
+
 function created(events: ContainerEvent[]): string[] {
   return events.filter((event) => event.action === "create").map((event) => event.id);
 }
@@ -100,6 +109,51 @@ describe("a prelaunched container", () => {
     const ids = created(await eventsOf(manager.managerId, since));
     expect(ids[0]).toBe(session.containerId);
     expect(await containersOf(manager.managerId)).toEqual([]);
+  });
+
+  test("without a pool, is made warm by ready(): its warm command runs before any session is asked for; the first session gets it", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const prelaunch = SandboxPrelaunch.start({ network: "none" });
+    const { logger, messages } = keptLogger();
+    const manager = new SandboxManager(
+      { network: "none", pool: 0 },
+      { prelaunch, logger, warmCommand: ["sh", "-c", "echo warm-$$; cat"] },
+    );
+    managers.push(manager);
+    await manager.ready();
+    // Taken over in the background: its kill helper starts with nobody asking for a session.
+    await vi.waitFor(() => expect(messages).toContain("kill helper ready"), { timeout: 60_000 });
+    const session = await manager.createSession();
+    // A process started now gets a higher pid than any started before it (a fresh pid namespace).
+    const checkPid = Number((await session.execute("echo $$")).stdout.trim());
+    const process = session.spawn(["sh", "-c", "echo warm-$$; cat"]);
+    const output = readAll(process.stdout);
+    process.stderr.resume();
+    process.stdin.end("hello");
+    // The spawn got the warm command, started before that check, not a new process.
+    const [first, second] = (await output).split("\n");
+    expect(second).toBe("hello");
+    expect(Number(first!.replace("warm-", ""))).toBeLessThan(checkPid);
+    expect((await process.exit).exitCode).toBe(0);
+    await manager.close();
+    expect(created(await eventsOf(manager.managerId, since))).toEqual([session.containerId]);
+    expect(await containersOf(manager.managerId)).toEqual([]);
+  });
+
+  test("made warm and closed before any session: removed, nothing left", async () => {
+    const prelaunch = SandboxPrelaunch.start({ network: "none" });
+    const { logger, messages } = keptLogger();
+    const manager = new SandboxManager(
+      { network: "none", pool: 0 },
+      { prelaunch, logger, warmCommand: ["cat"] },
+    );
+    managers.push(manager);
+    await manager.ready();
+    await vi.waitFor(() => expect(messages).toContain("kill helper ready"), { timeout: 60_000 });
+    expect(await containersOf(manager.managerId)).toHaveLength(1);
+    await manager.close();
+    expect(await containersOf(manager.managerId)).toEqual([]);
+    await expect(manager.createSession()).rejects.toThrow(/cleaned up/);
   });
 
   test("started with other settings is removed, and the session gets a container of its own", async () => {

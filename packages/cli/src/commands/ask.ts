@@ -5,6 +5,7 @@ import type { Agent, AgentEvent, AgentResult, Attempt, ModelOption, ServerSpec }
 import type { SandboxManager } from "@codeaction/sandbox";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import { type FileToPlace, SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
+import type { Logger } from "pino";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
@@ -51,7 +52,9 @@ Data:
 
 Model:
   --model M             live model, default openai:gpt-5-mini (needs OPENAI_API_KEY;
-                        OPENAI_BASE_URL for a local OpenAI-compatible server)
+                        OPENAI_BASE_URL for a local OpenAI-compatible server); another
+                        provider as provider:model, such as anthropic:claude-sonnet-4-5 (its
+                        LangChain package installed beside codeaction, its key set)
   --replay FILE         play recorded replies instead: {"replies": ["<reply 1>", ...]}
   --pattern P           code-action (default) or tools (a tool-calling chat loop, no sandbox)
 
@@ -112,12 +115,19 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   } finally {
     // The manager removes its containers; without one (a failure before the agent was built) the
     // prelaunch removes its container.
+    sandbox.ended = true;
     await (sandbox.manager?.close() ?? prelaunch?.close());
   }
 }
 
-/** The sandbox of one `ask`: the prelaunch, then the manager that took it over. */
-type SandboxHolder = { prelaunch: SandboxPrelaunch | undefined; manager?: SandboxManager };
+/** The sandbox of one `ask`: the prelaunch, then the manager that takes it over, and --debug's logger. */
+type SandboxHolder = {
+  prelaunch: SandboxPrelaunch | undefined;
+  manager?: SandboxManager;
+  logger?: Logger;
+  /** Set when the command ends: a manager is no longer opened (its modules may load after a failure). */
+  ended?: boolean;
+};
 
 /**
  * Whether a prelaunch pays here. Its worker costs its own Node start-up and its own load of the
@@ -178,8 +188,17 @@ async function askWithSandbox(options: {
   sandbox.prelaunch?.onPlacing(({ containerPath, bytesCopied, totalBytes }) =>
     progress.count(describeCopy({ name: basename(containerPath), bytesCopied, totalBytes })),
   );
+  // LangChain and the agent's modules load here while the scans run in their threads, and the
+  // sandbox gets ready (the prelaunched container taken over, its relay started); a failed load is
+  // reported after the data files' own errors.
+  const modules = agentModules().then((loaded) => {
+    openSandbox({ request, image, sandbox, modules: loaded });
+    return loaded;
+  });
+  const modelLoad = loadModel(modelChoice);
+  for (const pending of [modules, modelLoad]) pending.catch(() => {});
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
-  const model = await loadModel(modelChoice);
+  const model = await modelLoad;
   const record = createRunRecord({
     question,
     model: modelChoice,
@@ -198,7 +217,7 @@ async function askWithSandbox(options: {
   const turn = { request, context, progress, record, journalPath, started };
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
-    const agent = await buildAskAgent({ request, model, csv, servers, image, sandbox });
+    const agent = await buildAskAgent({ request, model, csv, servers, sandbox, modules: await modules });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;
   }).finally(() => csv.close());
@@ -240,32 +259,50 @@ function parseAskArguments(args: string[], context: CliContext) {
   return { values, question, pattern, format, showProgram: values["show-program"] === true };
 }
 
+/** The modules that build the agent: LangChain (through @codeaction/core) is most of the load. */
+function agentModules() {
+  return Promise.all([import("@codeaction/core"), import("../csv/csv-tool.ts"), import("pino")]);
+}
+
+type AgentModules = Awaited<ReturnType<typeof agentModules>>;
+
+/**
+ * The --debug logger and, for code-action, the sandbox manager, made ready at once: one question,
+ * one container, so no warm pool (nothing would use its refill); the prelaunched container is the
+ * turn's, taken over by ready() with its relay started. A failure of ready() is the turn's to report.
+ */
+function openSandbox(options: {
+  request: AskRequest;
+  image: string | undefined;
+  sandbox: SandboxHolder;
+  modules: AgentModules;
+}): void {
+  const { request, image, sandbox } = options;
+  const [{ createCodeActionSandbox }, , { default: pino }] = options.modules;
+  const logger = request.values.debug
+    ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true }))
+    : undefined;
+  if (logger) sandbox.logger = logger;
+  if (request.pattern !== "code-action" || image === undefined || sandbox.ended) return;
+  sandbox.manager = createCodeActionSandbox(
+    { ...askSandbox(image), pool: 0 },
+    { ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}), ...(logger ? { logger } : {}) },
+  );
+  sandbox.manager.ready().catch(() => {});
+}
+
 /** The agent for one question: the data's tools, the servers, and the sandbox of code-action. */
-async function buildAskAgent(options: {
+function buildAskAgent(options: {
   request: AskRequest;
   model: ModelOption;
   csv: LoadedData;
   servers: Record<string, ServerSpec>;
-  image: string | undefined;
   sandbox: SandboxHolder;
+  modules: AgentModules;
 }): Promise<Agent> {
-  const { request, csv, servers, image, sandbox } = options;
-  const [{ buildAgent, createCodeActionSandbox }, { callsToReadAll }, { default: pino }] = await Promise.all([
-    import("@codeaction/core"),
-    import("../csv/csv-tool.ts"),
-    import("pino"),
-  ]);
-  const logger = request.values.debug
-    ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true }))
-    : undefined;
-  // One question, one container: no warm pool (nothing would use its refill); the prelaunched
-  // container is the turn's.
-  if (request.pattern === "code-action" && image !== undefined) {
-    sandbox.manager = createCodeActionSandbox(
-      { ...askSandbox(image), pool: 0 },
-      { ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}), ...(logger ? { logger } : {}) },
-    );
-  }
+  const { request, csv, servers, sandbox } = options;
+  const [{ buildAgent }, { callsToReadAll }] = options.modules;
+  const logger = sandbox.logger;
   return buildAgent({
     model: options.model,
     pattern: request.pattern,
