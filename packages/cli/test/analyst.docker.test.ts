@@ -137,7 +137,7 @@ describe("files out of /workspace/out (real sandbox, replayed model)", () => {
 });
 
 describe("data files read directly at /workspace/data (real sandbox, replayed model)", () => {
-  it("a 20 MB CSV is read with pandas from /workspace/data, read-only, without paging through the tool", async () => {
+  it("a 20 MB CSV is read with pandas from /workspace/data, read-only, without paging through the tool; pandas was imported ahead", async () => {
     const cwd = await mkdtemp(join(folder, "big-"));
     const big = join(cwd, "big.csv");
     const lines = ["id,region,amount"];
@@ -151,7 +151,9 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
     await writeFile(big, `${lines.join("\n")}\n`);
     const replay = await programReplay("pandas.json", [
       [
-        "import json",
+        "import json, sys",
+        // --data: the interpreter imported pandas while it waited for this program.
+        'preloaded = "pandas" in sys.modules',
         "import pandas as pd",
         'frame = pd.read_csv("/workspace/data/big.csv")',
         "try:",
@@ -165,7 +167,7 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
         "except PermissionError:",
         '    sealed = "yes"',
         'emea = float(frame.loc[frame["region"] == "EMEA", "amount"].sum())',
-        'print("RESULT: " + json.dumps({"rows": len(frame), "emea": round(emea, 2), "writable": writable, "sealed": sealed}))',
+        'print("RESULT: " + json.dumps({"rows": len(frame), "emea": round(emea, 2), "writable": writable, "sealed": sealed, "preloaded": preloaded}))',
       ].join("\n"),
     ]);
     const run = await runCli(
@@ -181,6 +183,7 @@ describe("data files read directly at /workspace/data (real sandbox, replayed mo
       emea: Math.round(expected * 100) / 100,
       writable: "no",
       sealed: "yes",
+      preloaded: true,
     });
     const record = await lastJournalRecord(cwd);
     expect((record.toolCalls as unknown[]).length).toBe(0);

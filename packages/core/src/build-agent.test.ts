@@ -32,6 +32,7 @@ describe("buildAgent options", () => {
       decimals: 2,
       outputFiles: { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024, maxFiles: 20 },
       dataFiles: [],
+      preimport: [],
     });
     expect(parseBuildAgentOptions({ model }).pattern).toBe("tools");
   });

@@ -9,7 +9,7 @@ import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
-import { createCodeActionSandbox } from "./code-action/code-action-sandbox.ts";
+import { createCodeActionSandbox, preimportSchema } from "./code-action/code-action-sandbox.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
@@ -55,6 +55,15 @@ export type CodeActionOptions = {
   outputFiles?: Partial<OutputFileLimits>;
   /** Host files placed read-only in every sandbox at /workspace/data/<file name>, streamed in. */
   dataFiles?: string[];
+  /**
+   * Python modules the program's interpreter imports while it waits for the program (it starts
+   * ahead of need), such as `["pandas"]` on the data image: a program that imports them finds them
+   * loaded, and their import time leaves the run. Each costs its memory in every container, used or
+   * not (pandas: about 60 MiB); a module that fails to import is left for the program's own import
+   * to report. Default: none. A manager passed as `sandbox` needs the same list
+   * (`createCodeActionSandbox(config, { preimport })`), or its warm interpreters go unused.
+   */
+  preimport?: string[];
 };
 
 /** Everything `buildAgent` takes; unknown keys are refused with a "did you mean" hint (ConfigError). */
@@ -134,6 +143,7 @@ const codeActionSchema = z.strictObject({
     .default(defaultOutputFileLimits),
   /** Host files placed read-only in every sandbox at /workspace/data/<file name>. */
   dataFiles: z.array(z.string().min(1)).default([]),
+  preimport: preimportSchema,
 });
 
 const isTool = (value: unknown) =>
@@ -474,6 +484,7 @@ function sandboxManagerFor(
   if (mode.codeAction) {
     return createCodeActionSandbox(input, {
       samples: options.codeAction.samples,
+      preimport: options.codeAction.preimport,
       ...(logger ? { logger } : {}),
     });
   }

@@ -23,8 +23,8 @@ export type LaunchedContainer = {
   helper: KillHelper;
   /** Whether each exec must install the seccomp guard (the runtime does not filter execs: gVisor). */
   guardExecs: boolean;
-  /** Files placed before it was handed out (a prelaunch's). */
-  placedFiles?: PlacedFile[];
+  /** Files a prelaunch places in it: settles once its worker is done (the files placed by then). */
+  placedFiles?: Promise<PlacedFile[]>;
 };
 
 /** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */

@@ -164,7 +164,8 @@ export class SandboxManager {
       labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
     });
     this.pool.start();
-    if (this.pool.size === 0 && this.prelaunch && this.warmCommand && !this.networking.policy) {
+    const warmable = this.prelaunch && this.warmCommand && !this.networking.policy;
+    if (this.pool.size === 0 && warmable && !this.closed) {
       this.warmPrelaunched = this.makePrelaunchedWarm();
     }
   }
@@ -173,7 +174,12 @@ export class SandboxManager {
   private async makePrelaunchedWarm(): Promise<{ session: PooledSession; slot: PoolSlot } | undefined> {
     const slot = await this.pool.reserve();
     try {
-      return { session: await this.createPooledSession(new AbortController().signal), slot };
+      const session = await this.createPooledSession(new AbortController().signal);
+      // Closed meanwhile: close() may have looked before this existed.
+      if (!this.closed) return { session, slot };
+      await session.close();
+      slot.release();
+      return undefined;
     } catch (error) {
       this.logger?.debug({ error: String(error) }, "prelaunched container not made warm");
       slot.release();

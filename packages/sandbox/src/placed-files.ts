@@ -52,7 +52,12 @@ export function readOnlyFileCommand(containerPath: string, options: { sealFolder
 export async function placeHostFiles(
   container: Dockerode.Container,
   files: FileToPlace[],
-  options: { guard: boolean; onProgress?: (progress: PlacingProgress) => void },
+  options: {
+    guard: boolean;
+    onProgress?: (progress: PlacingProgress) => void;
+    /** Hears each file once it is in place. */
+    onPlaced?: (file: PlacedFile) => void;
+  },
 ): Promise<PlacedFile[]> {
   const placed: PlacedFile[] = [];
   for (const [index, file] of files.entries()) {
@@ -92,6 +97,7 @@ export async function placeHostFiles(
     }
     report(size);
     placed.push({ containerPath: file.containerPath, bytes: size });
+    options.onPlaced?.({ containerPath: file.containerPath, bytes: size });
   }
   return placed;
 }

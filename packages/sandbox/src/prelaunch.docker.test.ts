@@ -207,7 +207,7 @@ describe("files a prelaunch places", () => {
     if (folder) await rm(folder, { recursive: true, force: true });
   });
 
-  test("are in the container before the take-over, byte for byte, read-only in a sealed folder", async () => {
+  test("are in the container once filesPlaced() settles, byte for byte, read-only in a sealed folder", async () => {
     folder = await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
     const big = randomBytes(9 * 1024 * 1024);
     await writeFile(join(folder, "big.bin"), big);
@@ -226,7 +226,7 @@ describe("files a prelaunch places", () => {
     const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch });
     managers.push(manager);
     const session = await manager.createSession();
-    expect(session.placedFiles).toEqual([
+    expect(await session.filesPlaced()).toEqual([
       { containerPath: "/workspace/data/big.bin", bytes: big.length },
       { containerPath: "/workspace/data/small.csv", bytes: 8 },
     ]);
@@ -253,15 +253,19 @@ describe("files a prelaunch places", () => {
     await manager.close();
   });
 
-  test("that do not fit discard the container and say why; a place outside /workspace is refused", async () => {
+  test("that do not fit are left to the turn: the session gets the container, none placed, the failure says why", async () => {
     folder ||= await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
     await writeFile(join(folder, "three.bin"), randomBytes(3 * 1024 * 1024));
     const prelaunch = SandboxPrelaunch.start(
       { network: "none", diskLimit: "2m" },
       { files: [{ hostPath: join(folder, "three.bin"), containerPath: "/workspace/data/three.bin" }] },
     );
-    expect(await prelaunch.take()).toBeUndefined();
+    const manager = new SandboxManager({ network: "none", pool: 0, diskLimit: "2m" }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession();
+    expect(await session.filesPlaced()).toEqual([]);
     expect(prelaunch.failure).toMatch(/No space left on device/);
+    await manager.close();
     expect(await containersOf(prelaunch.managerId)).toEqual([]);
     expect(() =>
       SandboxPrelaunch.start({}, { files: [{ hostPath: "/etc/hostname", containerPath: "/etc/passwd" }] }),
@@ -271,7 +275,7 @@ describe("files a prelaunch places", () => {
 
 describe("a prelaunched container's owner process", () => {
   /** Runs the fixture; resolves with its first output line and the child. */
-  async function startOwner(mode: "hold" | "finish" | "take") {
+  async function startOwner(mode: "hold" | "finish" | "take" | "overlap") {
     const child = spawn(process.execPath, [ownerScript, mode], { stdio: ["ignore", "pipe", "inherit"] });
     // Listened for from the start: the child may exit before its first line is read here.
     const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
@@ -281,10 +285,22 @@ describe("a prelaunched container's owner process", () => {
       if (child.exitCode !== null) throw new Error(`the owner process failed: ${output}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const first = JSON.parse(output.split("\n")[0] ?? "") as { containerId: string; stdout?: string };
+    const first = JSON.parse(output.split("\n")[0] ?? "") as {
+      containerId: string;
+      stdout?: string;
+      managerId?: string;
+      closed?: boolean;
+    };
     if (first.containerId) leftovers.push(first.containerId);
     return { child, exited, ...first };
   }
+
+  test("waiting twice at once (engine checks, then close): the first answer does not let the process exit before the second", async () => {
+    const { exited, managerId, closed } = await startOwner("overlap");
+    expect(closed).toBe(true);
+    expect((await exited)[0]).toBe(0);
+    expect(await containersOf(managerId!)).toEqual([]);
+  });
 
   test("ends by itself after closing its manager: the worker never keeps it alive", async () => {
     const { exited, containerId, stdout } = await startOwner("finish");

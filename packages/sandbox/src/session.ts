@@ -275,11 +275,12 @@ export class SandboxSession {
   }
 
   /**
-   * Files placed in this container before the session got it (a prelaunch's `files`): their paths
-   * and sizes. Empty for any other container.
+   * The files a prelaunch places in this container (its `files`: their paths and sizes), once its
+   * worker is done: it hands the container over first and places them meanwhile. Those placed
+   * before a failure (a full /workspace) only; none for any other container.
    */
-  get placedFiles(): readonly PlacedFile[] {
-    return this.launched.placedFiles ?? [];
+  async filesPlaced(): Promise<readonly PlacedFile[]> {
+    return (await this.launched.placedFiles) ?? [];
   }
 
   /** `docker inspect` of the current container. */

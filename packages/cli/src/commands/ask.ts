@@ -162,6 +162,14 @@ async function filesExist(paths: string[]): Promise<boolean> {
   return found.every(Boolean);
 }
 
+/**
+ * What the program's interpreter imports while it waits for the program: pandas on the data image
+ * (the prompt points programs at it for /workspace/data), whose import then leaves the run.
+ */
+function askPreimport(image: string | undefined): string[] {
+  return image === dataImage ? ["pandas"] : [];
+}
+
 /** The sandbox settings of `ask`: no network, the chosen image (the prelaunch's and the agent's). */
 function askSandbox(image: string) {
   return { network: "none", image } as const;
@@ -286,7 +294,11 @@ function openSandbox(options: {
   if (request.pattern !== "code-action" || image === undefined || sandbox.ended) return;
   sandbox.manager = createCodeActionSandbox(
     { ...askSandbox(image), pool: 0 },
-    { ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}), ...(logger ? { logger } : {}) },
+    {
+      preimport: askPreimport(image),
+      ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}),
+      ...(logger ? { logger } : {}),
+    },
   );
   sandbox.manager.ready().catch(() => {});
 }
@@ -316,6 +328,7 @@ function buildAskAgent(options: {
             maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
             // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
             dataFiles: csv.sandboxFiles,
+            preimport: askPreimport(sandbox.manager?.config.image),
           },
         }
       : {}),

@@ -89,7 +89,8 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
       extraTools: csv.tools,
       ...(Object.keys(servers).length > 0 ? { servers } : {}),
       sandbox: { network: "none", image },
-      codeAction: { dataFiles: csv.sandboxFiles },
+      // The data image's warm interpreters import pandas while they wait (as `ask --data`).
+      codeAction: { dataFiles: csv.sandboxFiles, preimport: image === DATA_IMAGE ? ["pandas"] : [] },
     }),
   );
   progress.stop();

@@ -2,6 +2,7 @@
 // command that starts it before it imports LangChain gets both done at once on a machine with a
 // second core (Node's module loader holds this thread for a whole import).
 import { Worker } from "node:worker_threads";
+import { workerEnvironment } from "@codeaction/sandbox/prelaunch";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import type { CsvTable, ScanProgress } from "./csv-table.ts";
 import type { DataFileArgument } from "./data-formats.ts";
@@ -57,7 +58,10 @@ function scanInThread(file: DataFileArgument): ScanJob {
     };
     let worker: Worker;
     try {
-      worker = new Worker(workerFile, { workerData: { ...file, file: file.path } satisfies ScanRequest });
+      worker = new Worker(workerFile, {
+        workerData: { ...file, file: file.path } satisfies ScanRequest,
+        env: workerEnvironment(),
+      });
     } catch {
       inThisThread();
       return;

@@ -1,7 +1,9 @@
 """The codeaction bootstrap: the first code of the program's process (see relay.py, which starts it).
 
 Runs in the program's process, started before the program is known (so the interpreter's
-start-up is off a run's critical path): loads what `codeaction_tools` imports, then waits for one
+start-up is off a run's critical path): loads what `codeaction_tools` imports and the modules named
+in its arguments (codeAction.preimport, such as pandas; one that fails is left for the program's own
+import to report, and Python does not keep a failed import), then waits for one
 "go" line on fd 0 (where to find the program and the module, the environment, the working
 folder), puts /dev/null on fd 0, makes `codeaction_tools` importable, puts its public names into
 builtins (so the stubs work without an import), and runs the program file as __main__. An
@@ -14,6 +16,11 @@ as `python3 -I -B -u -X utf8 -c <this source>`.
 
 import builtins, os, sys, types
 import json, secrets, stat, threading, typing
+for _name in sys.argv[1:]:
+    try:
+        __import__(_name)
+    except BaseException:
+        pass
 _line = b""
 while not _line.endswith(b"\n"):
     _chunk = os.read(0, 65536)

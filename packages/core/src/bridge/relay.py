@@ -40,6 +40,10 @@ REPLY_FD = 4
 # The program's interpreter runs bootstrap.py (beside this file): python-sources.ts puts its
 # source in place of the marker below, as a string literal, when it loads this relay.
 BOOTSTRAP = "@@CODEACTION_BOOTSTRAP@@"
+# The relay's arguments: modules the program's interpreter imports while it waits for the program
+# (codeAction.preimport); the host checked them, and anything but a dotted Python name is dropped.
+MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+PREIMPORT = [name for name in sys.argv[1:17] if len(name) <= 200 and MODULE_PATTERN.fullmatch(name)]
 
 
 def set_not_dumpable():
@@ -94,7 +98,7 @@ def start_interpreter():
     request_read, request_write = os.pipe()
     reply_read, reply_write = os.pipe()
     os.set_blocking(reply_write, False)
-    argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP]
+    argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP, *PREIMPORT]
     pid = os.fork()
     if pid == 0:
         try:

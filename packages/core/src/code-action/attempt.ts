@@ -137,12 +137,11 @@ async function runInContainer(
   const containerStartMs = Math.round(performance.now() - containerStarted);
   const tracker = trackToolCalls(options.tools, callbacks);
   // With data files, the relay starts while they stream in (it waits for the program).
-  const relay = options.dataFiles?.length ? spawnRelay(session) : undefined;
+  const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
   try {
     if (options.dataFiles?.length) {
-      if (session.placedFiles.length > 0) {
-        logger?.debug({ placed: session.placedFiles }, "files placed before the turn (a prelaunch's)");
-      }
+      const placed = await session.filesPlaced();
+      if (placed.length > 0) logger?.debug({ placed }, "files placed before the turn (a prelaunch's)");
       await placeDataFiles(session, options.dataFiles, (copy) =>
         emit({
           type: "data-file-copy",
@@ -158,6 +157,7 @@ async function runInContainer(
       ...(relay ? { relay } : {}),
       program,
       stubsSource: context.stubsSource,
+      preimport: settings.preimport,
       tools: tracker.tools,
       runId,
       execTimeout: settings.execTimeout,

@@ -1,6 +1,21 @@
 import { type SandboxConfigInput, SandboxManager, type SandboxPrelaunch } from "@codeaction/sandbox";
 import type { Logger } from "pino";
+import { z } from "zod";
 import { relayCommand } from "./run-program.ts";
+
+/** A Python module's dotted name, such as `pandas` or `matplotlib.pyplot`. */
+const pythonModuleName = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+
+/** `codeAction.preimport`: at most 16 module names, each a dotted Python name. */
+export const preimportSchema = z
+  .array(
+    z
+      .string()
+      .max(200)
+      .regex(pythonModuleName, 'a Python module name, such as "pandas" or "matplotlib.pyplot"'),
+  )
+  .max(16)
+  .default([]);
 
 /** Options of `createCodeActionSandbox` beyond its sandbox settings. */
 export type CodeActionSandboxOptions = {
@@ -17,6 +32,8 @@ export type CodeActionSandboxOptions = {
    * `ask` starts one while LangChain loads.
    */
   prelaunch?: SandboxPrelaunch;
+  /** The modules the warm interpreters import ahead of the program (`codeAction.preimport`: the same list). */
+  preimport?: string[];
 };
 
 /**
@@ -40,7 +57,7 @@ export function createCodeActionSandbox(
   return new SandboxManager(withDefaultPool(config, options.samples ?? 1), {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.prelaunch ? { prelaunch: options.prelaunch } : {}),
-    warmCommand: relayCommand(),
+    warmCommand: relayCommand(preimportSchema.parse(options.preimport ?? [])),
     // The bridge's relay and every program run on python3: an image without it is refused.
     requiredCommands: ["python3"],
   });

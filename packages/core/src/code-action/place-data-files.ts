@@ -16,16 +16,18 @@ export const copyReportBytes = 4 * 1024 * 1024;
  * Streams each data file into the session's container (through an exec's stdin; the root file
  * system stays read-only) at /workspace/data/<name>, mode 0444 in a 0555 folder. The container is
  * the program's own, so read-only guards against accidents; the host file is never writable.
- * Files a prelaunch placed (`session.placedFiles`: same place, same size) are not copied again.
+ * Files a prelaunch placed (`session.filesPlaced()`, waited for: same place, same size) are not
+ * copied again.
  * `onCopy` hears every copyReportBytes and at the end of each file (once for a file already placed).
  */
 export async function placeDataFiles(
-  session: Pick<SandboxSession, "spawn"> & { placedFiles?: readonly PlacedFile[] },
+  session: Pick<SandboxSession, "spawn"> & { filesPlaced?: () => Promise<readonly PlacedFile[]> },
   files: DataFile[],
   onCopy?: (copy: DataFileCopy) => void,
 ): Promise<void> {
   // A prelaunch may have placed some already, while the host was loading (same place, same size).
-  const placed = new Set((session.placedFiles ?? []).map((file) => `${file.containerPath}:${file.bytes}`));
+  const placedFiles = (await session.filesPlaced?.()) ?? [];
+  const placed = new Set(placedFiles.map((file) => `${file.containerPath}:${file.bytes}`));
   const missing: DataFile[] = [];
   for (const file of files) {
     if (!placed.has(`${dataDirectory}/${file.name}:${file.size}`)) missing.push(file);

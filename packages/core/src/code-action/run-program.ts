@@ -29,6 +29,8 @@ export type RunProgramOptions = Pick<
   stubsSource: string;
   /** Largest result (JSON bytes) handed back to the program; default 16 MiB (the bridge's maxResponseBytes). */
   maxResultBytes?: number;
+  /** Modules the program's interpreter imports before the program arrives (`codeAction.preimport`). */
+  preimport?: readonly string[];
 };
 
 /** The statuses a run can end with. */
@@ -60,9 +62,12 @@ export function outputBytesOf(source: OutputBytes): OutputBytes {
   };
 }
 
-/** The relay's own command line: one exec per run, stdin attached. */
-export function relayCommand(): string[] {
-  return ["python3", "-I", "-c", relaySource()];
+/**
+ * The relay's own command line: one exec per run, stdin attached. Its arguments are the modules the
+ * program's interpreter imports while it waits (checked names: preimportSchema).
+ */
+export function relayCommand(preimport: readonly string[] = []): string[] {
+  return ["python3", "-I", "-c", relaySource(), ...preimport];
 }
 
 /**
@@ -74,7 +79,7 @@ export function relayCommand(): string[] {
 export async function runProgram(
   options: RunProgramOptions & { relay?: RelayProcess | Error },
 ): Promise<ProgramRun> {
-  const process = options.relay ?? spawnRelay(options.session);
+  const process = options.relay ?? spawnRelay(options.session, options.preimport);
   if (process instanceof Error) {
     return infrastructureRun(`could not start the bridge relay: ${process.message}`);
   }
@@ -86,9 +91,12 @@ export async function runProgram(
  * may start early: while data files stream in, its exec and interpreter start-up are off the run's
  * critical path.
  */
-export function spawnRelay(session: Pick<SandboxSession, "spawn">): RelayProcess | Error {
+export function spawnRelay(
+  session: Pick<SandboxSession, "spawn">,
+  preimport: readonly string[] = [],
+): RelayProcess | Error {
   try {
-    return session.spawn(relayCommand());
+    return session.spawn(relayCommand(preimport));
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }

@@ -29,6 +29,8 @@ export type CodeActionSettings = {
   escalate?: { model: ChatModelRunnable };
   /** Limits on the files that come back from /workspace/out. */
   outputFiles: OutputFileLimits;
+  /** Modules the program's interpreter imports before the program arrives (none by default). */
+  preimport?: readonly string[];
 };
 
 export type CodeActionTurnOptions = {

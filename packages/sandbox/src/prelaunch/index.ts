@@ -2,3 +2,4 @@
 // modules load. Loads nothing but Node's own modules.
 export type { FileToPlace, PlacedFile, PlacingProgress } from "../placed-files.ts";
 export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch.ts";
+export { workerEnvironment } from "./worker-env.ts";

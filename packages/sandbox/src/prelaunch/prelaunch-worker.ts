@@ -65,7 +65,6 @@ async function launch(): Promise<void> {
     dialect,
     signal: discard.signal,
   });
-  const placed = await placeFiles(launched);
   const lifeline = launched.lifeline;
   const ended = () => {
     report({ type: "lifeline-ended" });
@@ -73,22 +72,28 @@ async function launch(): Promise<void> {
   };
   lifeline.on("end", ended);
   lifeline.on("close", ended);
-  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "", placed });
+  // Handed over now: the manager's read-back, kill helper and warm command start while the files
+  // stream in (the session waits for them before a program runs).
+  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "" });
+  report(await placeFiles(launched));
 }
 
-/** The files the prelaunch was given, placed read-only; the container removed when that fails. */
-async function placeFiles(container: NonNullable<typeof launched>): Promise<PlacedFile[]> {
-  if (input.files.length === 0) return [];
+/**
+ * The files the prelaunch was given, placed read-only. A failure (a full /workspace) is reported
+ * with the files placed before it; the container stays the session's, whose turn copies what is
+ * missing and reports the disk limit itself.
+ */
+async function placeFiles(container: NonNullable<typeof launched>): Promise<WorkerReport> {
+  const placed: PlacedFile[] = [];
   try {
-    return await placeHostFiles(container.container, input.files, {
+    await placeHostFiles(container.container, input.files, {
       guard: container.guardExecs,
       onProgress: (progress) => report({ type: "placing", ...progress }),
+      onPlaced: (file) => placed.push(file),
     });
+    return { type: "placed", placed };
   } catch (error) {
-    launched = undefined;
-    destroyStream(container.lifeline);
-    await removeContainer(container.container).catch(() => undefined);
-    throw error;
+    return { type: "placed", placed, failure: error instanceof Error ? error.message : String(error) };
   }
 }
 

@@ -7,6 +7,7 @@ import { Worker } from "node:worker_threads";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
 import type { FileToPlace, PlacedFile, PlacingProgress } from "../placed-files.ts";
+import { workerEnvironment } from "./worker-env.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 
 /** A container the worker started and read back, ready to be taken over by a manager. */
@@ -19,8 +20,11 @@ export type PrelaunchedContainer = {
    * attach; it closes when the attach ends (the container was removed or stopped).
    */
   lifeline: NodeJS.ReadWriteStream;
-  /** The files placed in it before it was handed over (`start`'s `files`). */
-  placed: PlacedFile[];
+  /**
+   * `start`'s `files` once the worker has placed them, which it does after the hand-over: those
+   * placed (all, or those before a failure such as a full /workspace; the turn copies the rest).
+   */
+  placed: Promise<PlacedFile[]>;
 };
 
 const workerFile = new URL(
@@ -49,6 +53,8 @@ export class SandboxPrelaunch {
   private readonly engineChecked: Promise<EngineDialect | undefined>;
   private readonly discarded: Promise<void>;
   private taken = false;
+  /** How many waits hold the worker referenced (waitingFor). */
+  private waiting = 0;
   private placing: PlacingProgress | undefined;
   private onPlacingHeard: ((progress: PlacingProgress) => void) | undefined;
 
@@ -63,9 +69,12 @@ export class SandboxPrelaunch {
     // Settled by a failure or the end as well (resolving twice changes nothing).
     void this.launched.then(() => checked(undefined));
     this.discarded = new Promise((resolve) => (ended = resolve));
+    // Settled by the worker's placement, or with none placed when it ends or fails first.
+    let placedNow: (placed: PlacedFile[]) => void = () => undefined;
+    const placed = new Promise<PlacedFile[]>((resolve) => (placedNow = resolve));
     const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds, files };
     try {
-      this.worker = new Worker(workerFile, { workerData: input });
+      this.worker = new Worker(workerFile, { workerData: input, env: workerEnvironment() });
     } catch (error) {
       this.fail(settle, ended, `the worker did not start: ${String(error)}`);
       return;
@@ -82,8 +91,11 @@ export class SandboxPrelaunch {
       } else if (report.type === "checked") checked(report.dialect);
       else if (report.type === "launched") {
         launched = true;
-        const { containerId, user, placed } = report;
-        settle({ containerId, user, lifeline: standIn, placed });
+        const { containerId, user } = report;
+        settle({ containerId, user, lifeline: standIn, placed: this.waitingFor(placed) });
+      } else if (report.type === "placed") {
+        if (report.failure) this.failure = `placing its files failed: ${report.failure}`;
+        placedNow(report.placed);
       } else if (report.type === "failed") this.fail(settle, ended, report.message);
       else if (report.type === "lifeline-ended") standIn.destroy();
       else ended();
@@ -91,6 +103,7 @@ export class SandboxPrelaunch {
     worker.on("error", (error) => this.fail(settle, ended, `the worker failed: ${error.message}`));
     worker.on("exit", () => {
       if (!launched) this.fail(settle, ended, "the worker ended before its container started");
+      placedNow([]);
       ended();
       standIn.destroy();
     });
@@ -106,11 +119,13 @@ export class SandboxPrelaunch {
     options: {
       deadlineSeconds?: number;
       /**
-       * Host files to place read-only in the container before it is handed over (each at its
-       * absolute `containerPath`, under /workspace; the last one's folder sealed read-only), while
-       * this thread is busy: code-action's data files (`dataFilePath` names their places). A turn
-       * skips the files already placed with the same size. A failed placement discards the
-       * container (the manager then starts its own, and the turn places the files itself).
+       * Host files to place read-only in the container (each at its absolute `containerPath`,
+       * under /workspace; the last one's folder sealed read-only), while this thread is busy:
+       * code-action's data files (`dataFilePath` names their places). The container is handed
+       * over before they are in (the manager's read-back and kill helper start meanwhile); the
+       * session's `filesPlaced()` waits for them, and a turn skips those placed with the same
+       * size. A failed placement (a full /workspace) leaves the rest to the turn, which copies them
+       * and reports the disk limit.
        */
       files?: FileToPlace[];
     } = {},
@@ -155,14 +170,16 @@ export class SandboxPrelaunch {
 
   /**
    * Keeps the worker referenced while this thread waits for it: an unreferenced worker does not keep
-   * the process alive, and a process waiting for nothing else would otherwise exit in the middle.
+   * the process alive, and a process waiting for nothing else would otherwise exit in the middle
+   * (with code 0). Counted: the first of several waits to end must not unreference the worker the
+   * others still wait for (a manager's engine checks, its take-over and a close can overlap).
    */
   private async waitingFor<Value>(promise: Promise<Value>): Promise<Value> {
-    this.worker?.ref();
+    if (this.waiting++ === 0) this.worker?.ref();
     try {
       return await promise;
     } finally {
-      this.worker?.unref();
+      if (--this.waiting === 0) this.worker?.unref();
     }
   }
 

@@ -8,7 +8,10 @@ export type WorkerReport =
   /** The engine answered, its dialect is known and the runtime the settings ask for is registered. */
   | { type: "checked"; dialect: EngineDialect }
   | ({ type: "placing" } & PlacingProgress)
-  | { type: "launched"; containerId: string; user: string; placed: PlacedFile[] }
+  /** The container is ready to be taken over; its files are placed after this (`placed`). */
+  | { type: "launched"; containerId: string; user: string }
+  /** The files placed (all of them, or those before `failure`). */
+  | { type: "placed"; placed: PlacedFile[]; failure?: string }
   | { type: "failed"; message: string }
   | { type: "lifeline-ended" }
   | { type: "discarded" };
