@@ -1,5 +1,6 @@
 import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { readAll } from "../test/read-all.ts";
 import { connectDocker } from "./docker-connection.ts";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
@@ -47,15 +48,6 @@ function watchLiveCount(manager: SandboxManager): { stop: () => Promise<number> 
       return highest;
     },
   };
-}
-
-function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    stream.on("error", reject);
-  });
 }
 
 describe("the warm pool", () => {

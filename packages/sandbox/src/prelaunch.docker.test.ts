@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, describe, expect, test, vi } from "vitest";
+import { readAll } from "../test/read-all.ts";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
 import type { PlacingProgress } from "./placed-files.ts";
@@ -59,15 +60,6 @@ function keptLogger(): { logger: pino.Logger; messages: string[] } {
 }
 
 const trustedChecks = "engine checks: the prelaunch's, same settings";
-
-function readAll(stream: NodeJS.ReadableStream): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-    stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    stream.on("error", reject);
-  });
-}
 
 function created(events: ContainerEvent[]): string[] {
   return events.filter((event) => event.action === "create").map((event) => event.id);
