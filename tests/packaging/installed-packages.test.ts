@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnthropicFixture } from "../../packages/core/src/testing/index.ts";
@@ -161,6 +161,13 @@ describe.each<Installer>(["npm", "pnpm"])(
       } finally {
         await fixture.close();
       }
+    });
+
+    it("codeaction run (an MCP tool author's command) runs a program against the CSV's tool", async () => {
+      await writeFile(join(project, "count.py"), 'rows = load_orders()\nprint("RESULT:", len(rows))\n');
+      const run = await runInstalledCli(project, installer, ["run", "count.py", "--csv", "orders.csv"]);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(run.stdout.trim()).toBe("RESULT: 500");
     });
 
     it("codeaction --version reads the installed package's version", async () => {
