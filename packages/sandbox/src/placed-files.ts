@@ -46,8 +46,9 @@ export function readOnlyFileCommand(containerPath: string, options: { sealFolder
 
 /**
  * Streams each file into the container (a prelaunch's worker: no session, no kill helper; the
- * command is ours and the program has not started), sealing the folder after the last. Rejects
- * with the command's stderr (such as "No space left on device") when one fails.
+ * command is ours and the program has not started), sealing the folder after the last; `onPlaced`
+ * hears each file once it is in place. Rejects with the command's stderr (such as "No space left
+ * on device") when one fails.
  */
 export async function placeHostFiles(
   container: Dockerode.Container,
@@ -55,11 +56,9 @@ export async function placeHostFiles(
   options: {
     guard: boolean;
     onProgress?: (progress: PlacingProgress) => void;
-    /** Hears each file once it is in place. */
-    onPlaced?: (file: PlacedFile) => void;
+    onPlaced: (file: PlacedFile) => void;
   },
-): Promise<PlacedFile[]> {
-  const placed: PlacedFile[] = [];
+): Promise<void> {
   for (const [index, file] of files.entries()) {
     const { size } = await stat(file.hostPath);
     const argv = readOnlyFileCommand(file.containerPath, { sealFolder: index === files.length - 1 });
@@ -96,8 +95,6 @@ export async function placeHostFiles(
       throw new Error(`placing ${file.hostPath} at ${file.containerPath} failed: ${problem}`);
     }
     report(size);
-    placed.push({ containerPath: file.containerPath, bytes: size });
-    options.onPlaced?.({ containerPath: file.containerPath, bytes: size });
+    options.onPlaced({ containerPath: file.containerPath, bytes: size });
   }
-  return placed;
 }

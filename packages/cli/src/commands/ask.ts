@@ -27,7 +27,7 @@ import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
-import { questionOptions } from "./question-options.ts";
+import { preimportFor, questionOptions } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
@@ -162,14 +162,6 @@ async function filesExist(paths: string[]): Promise<boolean> {
   return found.every(Boolean);
 }
 
-/**
- * What the program's interpreter imports while it waits for the program: pandas on the data image
- * (the prompt points programs at it for /workspace/data), whose import then leaves the run.
- */
-function askPreimport(image: string | undefined): string[] {
-  return image === dataImage ? ["pandas"] : [];
-}
-
 /** The sandbox settings of `ask`: no network, the chosen image (the prelaunch's and the agent's). */
 function askSandbox(image: string) {
   return { network: "none", image } as const;
@@ -295,7 +287,7 @@ function openSandbox(options: {
   sandbox.manager = createCodeActionSandbox(
     { ...askSandbox(image), pool: 0 },
     {
-      preimport: askPreimport(image),
+      preimport: preimportFor(image),
       ...(sandbox.prelaunch ? { prelaunch: sandbox.prelaunch } : {}),
       ...(logger ? { logger } : {}),
     },
@@ -328,7 +320,7 @@ function buildAskAgent(options: {
             maxToolCalls: 50 + csv.tables.reduce((total, table) => total + callsToReadAll(table) - 1, 0),
             // Also in the sandbox, read-only: a program can read a big file directly instead of paging.
             dataFiles: csv.sandboxFiles,
-            preimport: askPreimport(sandbox.manager?.config.image),
+            preimport: preimportFor(sandbox.manager?.config.image),
           },
         }
       : {}),

@@ -16,7 +16,7 @@ import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { loadModel, saveOutputFiles } from "./ask.ts";
-import { questionOptions } from "./question-options.ts";
+import { preimportFor, questionOptions } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -89,8 +89,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
       extraTools: csv.tools,
       ...(Object.keys(servers).length > 0 ? { servers } : {}),
       sandbox: { network: "none", image },
-      // The data image's warm interpreters import pandas while they wait (as `ask --data`).
-      codeAction: { dataFiles: csv.sandboxFiles, preimport: image === DATA_IMAGE ? ["pandas"] : [] },
+      codeAction: { dataFiles: csv.sandboxFiles, preimport: preimportFor(image) },
     }),
   );
   progress.stop();
