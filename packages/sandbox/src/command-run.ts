@@ -184,16 +184,30 @@ async function exitState(
   const running = run.ending.outcome !== "stopped" && (await host.isRunning());
   if (running) {
     const exitCode = timedOut ? -1 : await waitForExecExit(run.exec).catch(() => -1);
-    const oomAfter = await run.launched.helper.oomKillCount().catch(() => undefined);
-    const oomKilled =
-      run.oomBefore !== undefined && oomAfter !== undefined
-        ? oomAfter > run.oomBefore
-        : exitCode === 137 && !timedOut;
-    return { running, exitCode, oomKilled };
+    const oomAfter = await run.launched.helper.oomKillCount().catch(() => null);
+    // gVisor kills the whole sandbox at its memory limit: the exec can end (with 128) and the kill
+    // helper be gone while the container is still stopping. A helper gone is looked at again.
+    if (oomAfter !== null || !(await stopsSoon(run.launched.container))) {
+      const oomKilled =
+        run.oomBefore !== undefined && oomAfter != null
+          ? oomAfter > run.oomBefore
+          : exitCode === 137 && !timedOut;
+      return { running, exitCode, oomKilled };
+    }
   }
   const state = await run.launched.container.inspect().catch(() => undefined);
   const oomKilled = state?.State.OOMKilled === true;
-  return { running, exitCode: oomKilled && !timedOut ? 137 : -1, oomKilled };
+  return { running: false, exitCode: oomKilled && !timedOut ? 137 : -1, oomKilled };
+}
+
+/** Whether the container stops within two seconds (polled; a removed container counts as stopped). */
+async function stopsSoon(container: Dockerode.Container): Promise<boolean> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const info = await container.inspect().catch(() => undefined);
+    if (info?.State.Running !== true) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 /** The result: notes appended to stderr, and a fresh container when a process survived or the container stopped. */
