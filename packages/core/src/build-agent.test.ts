@@ -33,6 +33,7 @@ describe("buildAgent options", () => {
       outputFiles: { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024, maxFiles: 20 },
       dataFiles: [],
       preimport: [],
+      discovery: { maxStubTokens: 4000, maxTools: 40, maxSearches: 3, resultsPerQuery: 5 },
     });
     expect(parseBuildAgentOptions({ model }).pattern).toBe("tools");
   });

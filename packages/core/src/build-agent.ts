@@ -11,6 +11,7 @@ import { z } from "zod";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
 import { createCodeActionSandbox, preimportSchema } from "./code-action/code-action-sandbox.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
+import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/discovery-options.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
@@ -64,6 +65,13 @@ export type CodeActionOptions = {
    * (`createCodeActionSandbox(config, { preimport })`), or its warm interpreters go unused.
    */
   preimport?: string[];
+  /**
+   * Progressive discovery for large catalogues: above `maxTools` tools (default 40) or stubs
+   * estimated above `maxStubTokens` tokens (default 4,000), the prompt carries a compact index and
+   * the model looks functions up with a ```search reply before it writes its program
+   * (docs/code-action.md). `false`: every stub in the prompt, always.
+   */
+  discovery?: DiscoveryOptions;
 };
 
 /** Everything `buildAgent` takes; unknown keys are refused with a "did you mean" hint (ConfigError). */
@@ -144,6 +152,7 @@ const codeActionSchema = z.strictObject({
   /** Host files placed read-only in every sandbox at /workspace/data/<file name>. */
   dataFiles: z.array(z.string().min(1)).default([]),
   preimport: preimportSchema,
+  discovery: discoveryOptionsSchema,
 });
 
 const isTool = (value: unknown) =>

@@ -6,6 +6,7 @@ export {
   type CodeActionSandboxOptions,
   createCodeActionSandbox,
 } from "./code-action/code-action-sandbox.ts";
+export type { DiscoveryOptions } from "./code-action/discovery-options.ts";
 export { type ReplyProgram, readReplyProgram } from "./code-action/extract-program.ts";
 export type {
   OutputFile,

@@ -9,11 +9,12 @@ import { trackToolCalls } from "../tracing/tool-runs.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
 import { readReplyProgram } from "./extract-program.ts";
+import { askWithSearches } from "./function-lookup.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
 import { placeDataFiles } from "./place-data-files.ts";
 import { outputBytesOf, type ProgramRun, runProgram, spawnRelay } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
-import { textOf, usageOf } from "./turn-messages.ts";
+import { textOf } from "./turn-messages.ts";
 
 /** An attempt, with its run and the files it saved when a container ran, or why the reply was refused before one. */
 export type AttemptOutcome = { attempt: Attempt; run?: ProgramRun; files?: CollectedFiles; refusal?: string };
@@ -70,7 +71,12 @@ async function runAttemptSteps(
 ): Promise<AttemptOutcome> {
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
   const attemptStarted = performance.now();
-  const reply = await askModel(context, attemptOptions, callbacks);
+  const { reply, usage } = await askWithSearches({
+    plan: context.discovery,
+    messages: attemptOptions.modelMessages,
+    ask: () => askModel(context, attemptOptions, callbacks),
+    onSearch: (queries) => logger?.debug({ attempt: attemptNumber, queries }, "code-action function search"),
+  });
   const modelMs = Math.round(performance.now() - attemptStarted);
   const replyText = textOf(reply.content);
   const read = readReplyProgram(replyText);
@@ -89,7 +95,7 @@ async function runAttemptSteps(
     ...(escalated ? { escalated } : {}),
     program,
     modelReply: replyText,
-    usage: usageOf(reply),
+    usage,
   };
   // A reply with no single program is refused here: an attempt, and no container.
   if (!read.ok) return { attempt: refusedAttempt(base, { attemptStarted, modelMs }), refusal: read.message };

@@ -15,6 +15,8 @@ export type CodeActionPromptOptions = {
   question: string;
   /** The stubs as the model sees them (renderStubSignatures). Empty when there are no tools. */
   stubSignatures: string;
+  /** Replaces the stubs in the prompt: the index and the search step of discovery (tool-index.ts). */
+  functionsSection?: string;
   /** What the sandbox has, in a sentence. */
   sandboxDescription: string;
   /** What the program may reach (describeNetwork); default: no network at all. */
@@ -70,7 +72,7 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
       ? ["The JSON Schema of the answer:", "```json", options.resultSchema, "```", ""]
       : []),
     "Functions:",
-    toolsSection(options.stubSignatures),
+    options.functionsSection ?? toolsSection(options.stubSignatures),
     ...(options.instructions?.trim()
       ? ["", "Instructions from the user of this agent:", options.instructions.trim()]
       : []),

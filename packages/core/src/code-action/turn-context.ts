@@ -8,6 +8,7 @@ import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent, ApprovalHook, Attempt } from "../types.ts";
 import type { DataFile } from "./data-files.ts";
 import type { CollectedFiles, OutputFileLimits } from "./output-files.ts";
+import type { DiscoveryPlan, DiscoverySettings } from "./tool-index.ts";
 
 /** codeAction settings, defaults filled (see build-agent.ts). */
 export type CodeActionSettings = {
@@ -31,6 +32,8 @@ export type CodeActionSettings = {
   outputFiles: OutputFileLimits;
   /** Modules the program's interpreter imports before the program arrives (none by default). */
   preimport?: readonly string[];
+  /** When the prompt carries an index and a ```search step instead of every stub (tool-index.ts); false: never. */
+  discovery?: DiscoverySettings | false;
 };
 
 export type CodeActionTurnOptions = {
@@ -64,6 +67,8 @@ export type TurnContext = {
   runId: string;
   stubsSource: string;
   stubSignatures: string;
+  /** Set when the catalogue is over the discovery budget: the prompt carries its index. */
+  discovery?: DiscoveryPlan;
   emit: (event: AgentEvent) => void;
   signal: AbortSignal;
   logger?: Logger;

@@ -6,8 +6,9 @@ import type { AgentEvent, AgentResult } from "../types.ts";
 import { agreeOrEscalate, type TurnOutcome } from "./agreement.ts";
 import { createEventQueue } from "./event-queue.ts";
 import { buildCodeActionPrompt, defaultSandboxDescription } from "./prompt.ts";
-import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
+import { buildStubs, renderStubsModule } from "./python-stubs.ts";
 import { runSample } from "./repair-loop.ts";
+import { defaultDiscoverySettings, planDiscovery, renderDiscoverySection } from "./tool-index.ts";
 import { type CodeActionTurnOptions, settleAll, type TurnContext } from "./turn-context.ts";
 import { splitConversation, totalUsage } from "./turn-messages.ts";
 
@@ -31,7 +32,13 @@ export type CodeActionTurn = {
  */
 export function createCodeActionTurn(options: CodeActionTurnOptions): CodeActionTurn {
   const stubsSource = renderStubsModule(options.tools);
-  const stubSignatures = renderStubSignatures(options.tools);
+  const stubs = buildStubs(options.tools);
+  const stubSignatures = stubs.map((stub) => stub.signature).join("\n\n");
+  const discovery = planDiscovery(
+    options.tools,
+    stubs,
+    options.settings.discovery ?? defaultDiscoverySettings,
+  );
 
   return {
     async *stream(messages, runId, run = {}) {
@@ -44,6 +51,7 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
         runId,
         stubsSource,
         stubSignatures,
+        ...(discovery ? { discovery } : {}),
         emit: queue.push,
         signal: controller.signal,
         logger: options.logger?.child({ name: "codeaction.code-action", runId }),
@@ -86,6 +94,9 @@ async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     conversation,
     question,
     stubSignatures: context.stubSignatures,
+    ...(context.discovery
+      ? { functionsSection: renderDiscoverySection(context.discovery, options.tools.length) }
+      : {}),
     sandboxDescription: options.sandboxDescription ?? defaultSandboxDescription,
     ...(options.networkRule ? { networkRule: options.networkRule } : {}),
     ...(options.answerShape ? { resultSchema: options.answerShape.schemaText } : {}),
