@@ -34,10 +34,20 @@ const agent = await buildAgent({
   codeAction: { execTimeout, maxRepairs: 0 },
 });
 
+/**
+ * The last attempt's host time outside the model, the container's start and the run: the read-back
+ * of /workspace/out, and an upper bound of it (the attempt's other host work is in it too).
+ */
+let collectSeconds = 0;
+
 /** One turn's status, whether it answered or threw. */
 async function turn(): Promise<string> {
   try {
     const result = await agent.invoke({ messages: [{ role: "user", content: "Run it." }] });
+    const timings = result.attempts.at(-1)?.timings;
+    if (timings) {
+      collectSeconds = (timings.totalMs - timings.modelMs - timings.containerStartMs - timings.runMs) / 1000;
+    }
     return result.status;
   } catch (error) {
     const attempts = (error as { attempts?: Array<{ status: string }> }).attempts ?? [];
@@ -65,6 +75,7 @@ try {
       // growth (exact when the turn set a new peak, as every attack that costs memory does).
       rssGrowthBytes: Math.max(0, peakAfter - rssBefore),
       newPeak: peakAfter > peakBefore,
+      collectSeconds,
     })}\n`,
   );
 } finally {

@@ -91,6 +91,27 @@ while True:
     os.write(1, block)
     os.write(2, block)
 `,
+  /**
+   * The worst tree for reading back /workspace/out: files up to the limits (20 of 2.5 MiB, 50 MiB in
+   * all), 45 x 45 folders (over the cap of 1,000 folders) and 20,000 empty files (over the cap of
+   * 10,000 entries); before issue 29 this cost one exec per folder (90 s and more).
+   */
+  "output collection for the worst tree": `
+import os
+out = "/workspace/out"
+os.makedirs(out, exist_ok=True)
+block = b"x" * (5 * 1024 * 512)
+for index in range(20):
+    with open("%s/a%02d.bin" % (out, index), "wb") as file:
+        file.write(block)
+for outer in range(45):
+    for inner in range(45):
+        os.makedirs("%s/f%02d/g%02d" % (out, outer, inner), exist_ok=True)
+os.makedirs(out + "/many", exist_ok=True)
+for index in range(20000):
+    open("%s/many/e%05d" % (out, index), "wb").close()
+print("RESULT: made")
+`,
 } as const;
 
 export type HostileAttack = keyof typeof hostileAttacks;

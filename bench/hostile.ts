@@ -15,6 +15,8 @@ export type HostileRun = {
   wallSeconds: number;
   cpuSeconds: number;
   rssGrowthBytes: number;
+  /** The read-back of /workspace/out (an upper bound: the attempt's host time outside model, start and run). */
+  collectSeconds: number;
   /** Growth of the run's containers' folders under Docker's data root (their own folder and their writable layer). */
   diskBytes: number;
   containersSeen: number;

@@ -474,6 +474,17 @@ if (wanted("hostile")) {
       target: `< ${execTimeout}`,
       met: hostile.cpuSeconds < execTimeout,
     });
+    if (hostile.attack === "output collection for the worst tree") {
+      rows.push({
+        section,
+        figure: `${hostile.attack}: reading back /workspace/out`,
+        p50: hostile.collectSeconds,
+        unit: "s",
+        target: "< 5",
+        met: hostile.collectSeconds < 5,
+        note: "one exec; an upper bound (the attempt's host time outside model, start and run)",
+      });
+    }
     rows.push({
       section,
       figure: `${hostile.attack}: bytes on disk`,

@@ -433,8 +433,11 @@ export async function saveOutputFiles(
     const recorded = record?.files?.[index];
     if (recorded) recorded.path = path;
     const file = result.files[index]!;
+    const renamed = file.renamedFrom
+      ? `; renamed from /workspace/out/${escapeForTerminal(file.renamedFrom, { keepNewlines: false })}`
+      : "";
     context.stderr.write(
-      `file: ${escapeForTerminal(path, { keepNewlines: false })} (${file.size} bytes, ${file.mediaType})\n`,
+      `file: ${escapeForTerminal(path, { keepNewlines: false })} (${file.size} bytes, ${file.mediaType}${renamed})\n`,
     );
   });
   return paths;

@@ -10,6 +10,8 @@ export type RecordedOutputFile = {
   mediaType: string;
   sha256: string;
   path?: string;
+  /** The name in the container, when the file came back under another name. */
+  renamedFrom?: string;
 };
 
 /** The default folder the files of a run go to: ./codeaction-out/<runId>. */
@@ -17,7 +19,13 @@ export const defaultOutputRoot = "codeaction-out";
 
 export function recordOutputFile(file: OutputFile): RecordedOutputFile {
   const sha256 = createHash("sha256").update(file.bytes).digest("hex");
-  return { name: file.name, size: file.size, mediaType: file.mediaType, sha256 };
+  return {
+    name: file.name,
+    size: file.size,
+    mediaType: file.mediaType,
+    sha256,
+    ...(file.renamedFrom === undefined ? {} : { renamedFrom: file.renamedFrom }),
+  };
 }
 
 /**

@@ -184,7 +184,7 @@ async function runInContainer(
       signal,
     });
     // Files come back only from a run that printed its answer, before its container goes. When the
-    // relay saw /workspace/out empty, reading it (two execs) is skipped.
+    // relay saw /workspace/out empty, reading it (one exec) is skipped.
     const files =
       run.status === "ok" && run.outputEntries !== 0
         ? await collectFiles(session, settings.outputFiles, logger)

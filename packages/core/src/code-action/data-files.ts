@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { CodeActionError } from "../errors/code-action-error.ts";
-import { sanitiseName } from "./output-files.ts";
+import { sanitiseName } from "./output-names.ts";
 
 /** Where data files given to an agent appear inside each sandbox, read-only. */
 export const dataDirectory = "/workspace/data";
