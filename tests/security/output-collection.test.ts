@@ -131,7 +131,10 @@ describe.each(backends)("output collection (backend %s)", (backend) => {
     expect(collected!.refused).toEqual([
       {
         name: walkNoteName,
-        reason: expect.stringMatching(/the walk stopped at the cap of 1000 folders .*left behind/),
+        // The folder cap, or on a machine too loaded to open 1,000 folders in 3 s, the time budget.
+        reason: expect.stringMatching(
+          /the walk stopped at (the cap of 1000 folders|its time budget of 3 s) .*left behind/,
+        ),
       },
     ]);
   }, 300_000);
