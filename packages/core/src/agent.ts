@@ -13,6 +13,9 @@ import { AbortError } from "./errors/abort-error.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { toMessages } from "./input-messages.ts";
 import type { ToolSpec } from "./tool-spec.ts";
+import { callBudget } from "./tracing/call-budget.ts";
+import { observeTurn, runSignal } from "./tracing/observe-turn.ts";
+import { createRunObserver, type ObserveOptions } from "./tracing/run-observer.ts";
 import type { TurnRunOptions } from "./tracing/turn-run.ts";
 import type { AgentEvent, AgentInputLike, AgentResult } from "./types.ts";
 
@@ -57,6 +60,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
   readonly tools: readonly ToolSpec[];
   readonly #turn: TurnStream;
   readonly #shutdown: () => Promise<void>;
+  readonly #observe: ObserveOptions;
   #shutDown = false;
 
   constructor(fields: {
@@ -64,12 +68,15 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     tools: readonly ToolSpec[];
     turn: TurnStream;
     shutdown: () => Promise<void>;
+    /** Budget, pricing and tracing settings (buildAgent's). */
+    observe?: ObserveOptions;
   }) {
     super();
     this.pattern = fields.pattern;
     this.tools = fields.tools;
     this.#turn = fields.turn;
     this.#shutdown = fields.shutdown;
+    this.#observe = fields.observe ?? {};
   }
 
   static lc_name(): string {
@@ -170,12 +177,20 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
       undefined,
       config.runName ?? this.getName(),
     );
+    const observer = await createRunObserver({
+      ...this.#observe,
+      budget: callBudget(this.#observe.budget, config.configurable?.budget),
+      runId,
+      pattern: this.pattern,
+    });
     let ended = false;
     try {
-      const result = yield* this.#turn(messages, runId, {
-        ...(config.signal ? { signal: config.signal } : {}),
+      const turn = this.#turn(messages, runId, {
+        signal: runSignal(observer, config.signal),
         ...(chainRun ? { callbacks: chainRun.getChild() } : {}),
+        observer,
       });
+      const result = yield* observeTurn(observer, turn);
       ended = true;
       await chainRun?.handleChainEnd({ answer: result.answer, status: result.status, runId });
       return result;

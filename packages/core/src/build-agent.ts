@@ -29,6 +29,12 @@ import {
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
 import { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
+import {
+  type ObserveBuildOptions,
+  observeOptionsOf,
+  observeOptionsShape,
+  refuseUnpricedBudget,
+} from "./tracing/observe-options.ts";
 import type { ApprovalHook } from "./types.ts";
 import { closestName } from "./unknown-keys.ts";
 
@@ -75,7 +81,7 @@ export type CodeActionOptions = {
 };
 
 /** Everything `buildAgent` takes; unknown keys are refused with a "did you mean" hint (ConfigError). */
-export type BuildAgentOptions = {
+export type BuildAgentOptions = ObserveBuildOptions & {
   /**
    * "<provider>:<model>" ("openai:gpt-5-mini", "anthropic:claude-sonnet-4-5"; the provider's package
    * is loaded on demand), any @langchain/core chat model, or a Runnable wrapping one (withRetry,
@@ -203,6 +209,7 @@ const optionsSchema = z.strictObject({
       error: "responseFormat must be a zod schema or a JSON Schema object",
     })
     .optional(),
+  ...observeOptionsShape,
 });
 
 const optionNames = Object.keys(optionsSchema.shape);
@@ -227,6 +234,7 @@ export function parseBuildAgentOptions(input: unknown) {
     }
   }
   refusePatternMismatch(options);
+  refuseUnpricedBudget(options);
   return {
     ...options,
     codeAction: codeActionSchema.parse(options.codeAction ?? {}),
@@ -342,7 +350,13 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
           logger: options.logger,
         }).stream;
     const shutdown = closeOnce(build.cleanups);
-    return new CodeActionAgent<StructuredOf<Format>>({ pattern: options.pattern, tools, turn, shutdown });
+    return new CodeActionAgent<StructuredOf<Format>>({
+      pattern: options.pattern,
+      tools,
+      turn,
+      shutdown,
+      observe: observeOptionsOf(options),
+    });
   } catch (error) {
     await Promise.allSettled(build.cleanups.map((cleanup) => cleanup()));
     throw error;

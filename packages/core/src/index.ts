@@ -23,6 +23,7 @@ export { createProgramRunner } from "./code-action/program-runner.ts";
 export type { ProgramRun } from "./code-action/run-program.ts";
 export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
+export { BudgetExceededError } from "./errors/budget-exceeded-error.ts";
 export type { CodeActionErrorCode } from "./errors/code-action-error.ts";
 export { CodeActionError } from "./errors/code-action-error.ts";
 export { ConfigError } from "./errors/config-error.ts";
@@ -46,6 +47,8 @@ export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";
 export { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
+export type { ObserveBuildOptions } from "./tracing/observe-options.ts";
+export type { Budget, BudgetLimit, ModelPrice, Pricing, RunUsage } from "./tracing/usage.ts";
 export type {
   AgentEvent,
   AgentInput,

@@ -54,4 +54,12 @@ export type ToolCallContext = {
   callId?: string;
   /** LangChain callbacks of the run this call belongs to (tracing, nested agents). */
   callbacks?: CallbackManager;
+  /** The call's OpenTelemetry span, when the run is traced: the tool's own requests start children under it. */
+  trace?: {
+    child<T>(
+      name: string,
+      attributes: Record<string, string | number | boolean>,
+      work: () => Promise<T>,
+    ): Promise<T>;
+  };
 };

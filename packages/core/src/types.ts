@@ -1,4 +1,5 @@
 import type { OutputFile, RefusedOutputFile } from "./code-action/output-files.ts";
+import type { RunUsage } from "./tracing/usage.ts";
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = {
   tool: string;
@@ -189,8 +190,12 @@ export type AgentResult<Structured = unknown> = {
   attempts: Attempt[];
   /** Tools pattern: every tool call. Code-action: also found inside attempts. */
   toolCalls: ToolCallRecord[];
-  /** Tokens summed over every model call of the turn (every attempt, sample and escalation). */
-  usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
+  /**
+   * What the turn used: tokens summed over every model call (every attempt, sample and escalation;
+   * undefined when no call reported any), model calls, tool calls, attempts, sandbox seconds, and
+   * with `pricing` the cost.
+   */
+  usage: RunUsage;
   /** Code-action: the files the answering program saved under /workspace/out (empty otherwise). */
   files: OutputFile[];
   /** Code-action: entries of /workspace/out that did not come back (links, over a limit...), and why. */

@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
+import { describeSession } from "../tracing/run-observer.ts";
 import { trackToolCalls } from "../tracing/tool-runs.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
@@ -38,6 +39,7 @@ export async function runAttempt(
   attemptOptions: AttemptOptions,
 ): Promise<AttemptOutcome> {
   const { attemptNumber, sample, escalated } = attemptOptions;
+  context.observer.attemptStarted();
   const attemptRun = await startChildRun(context.callbacks, {
     name: `attempt ${attemptNumber}`,
     inputs: { attempt: attemptNumber, ...(sample ? { sample } : {}) },
@@ -117,8 +119,11 @@ function askModel(
   callbacks: CallbackManager | undefined,
 ): Promise<BaseMessage> {
   const { signal } = context;
-  return attemptOptions.model
-    .invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) })
+  const { model, attemptNumber: attempt, sample, escalated } = attemptOptions;
+  return context.observer
+    .modelCall(model, { attempt, sample, escalated }, () =>
+      model.invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) }),
+    )
     .catch((error: unknown) => {
       if (signal.aborted || CodeActionError.isInstance(error)) throw error;
       throw new ModelCallError({ runId: context.runId, attempts: [...context.attempts], cause: error });
@@ -141,7 +146,18 @@ async function runInContainer(
   const containerStarted = performance.now();
   const session = await createSessionFor(context, attemptOptions);
   const containerStartMs = Math.round(performance.now() - containerStarted);
-  const tracker = trackToolCalls(options.tools, callbacks);
+  const observed = context.observer.program({
+    attempt: attemptNumber,
+    sample,
+    escalated: attemptOptions.escalated,
+    program,
+    ...describeSession(session),
+  });
+  const tracker = trackToolCalls(options.tools, callbacks, {
+    spans: context.observer.spans,
+    parent: observed.span,
+    observer: context.observer,
+  });
   // With data files, the relay starts while they stream in (it waits for the program).
   const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
   try {
@@ -189,7 +205,11 @@ async function runInContainer(
       run.status === "ok" && run.outputEntries !== 0
         ? await collectFiles(session, settings.outputFiles, logger)
         : noFiles;
+    observed.end(run);
     return { run, files, containerStartMs };
+  } catch (error) {
+    observed.fail(error);
+    throw error;
   } finally {
     releaseContainer(context, session, tracker.settled(), logger);
   }

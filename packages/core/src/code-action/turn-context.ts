@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { ChatModelRunnable } from "../model.ts";
 import type { AnswerShape } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import type { RunObserver } from "../tracing/run-observer.ts";
 import type { AgentEvent, ApprovalHook, Attempt } from "../types.ts";
 import type { DataFile } from "./data-files.ts";
 import type { CollectedFiles, OutputFileLimits } from "./output-files.ts";
@@ -73,6 +74,8 @@ export type TurnContext = {
   signal: AbortSignal;
   logger?: Logger;
   callbacks?: CallbackManager;
+  /** The run's usage, budget and spans. */
+  observer: RunObserver;
   /** Every attempt that ended so far, across samples (for an AbortError). */
   attempts: Attempt[];
   /** Container removals and tool calls in flight: waited for when the turn is aborted. */

@@ -52,15 +52,3 @@ export function usageOf(reply: BaseMessage): Attempt["usage"] {
     totalTokens: usage.total_tokens,
   };
 }
-
-/** Token usage summed over every model call of a turn (fields no call reported stay out). */
-export function totalUsage(usages: Array<Attempt["usage"]>): NonNullable<Attempt["usage"]> {
-  const total: NonNullable<Attempt["usage"]> = {};
-  for (const usage of usages) {
-    for (const key of ["inputTokens", "outputTokens", "totalTokens"] as const) {
-      const value = usage?.[key];
-      if (typeof value === "number") total[key] = (total[key] ?? 0) + value;
-    }
-  }
-  return total;
-}

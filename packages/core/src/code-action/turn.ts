@@ -1,6 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { AbortError } from "../errors/abort-error.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
+import { RunObserver } from "../tracing/run-observer.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
 import type { AgentEvent, AgentResult } from "../types.ts";
 import { agreeOrEscalate, type TurnOutcome } from "./agreement.ts";
@@ -10,7 +11,7 @@ import { buildStubs, renderStubsModule } from "./python-stubs.ts";
 import { runSample } from "./repair-loop.ts";
 import { defaultDiscoverySettings, planDiscovery, renderDiscoverySection } from "./tool-index.ts";
 import { type CodeActionTurnOptions, settleAll, type TurnContext } from "./turn-context.ts";
-import { splitConversation, totalUsage } from "./turn-messages.ts";
+import { splitConversation } from "./turn-messages.ts";
 
 // One code-action turn, in four files along its seams: this one (the turn: prompt, samples, the
 // result), repair-loop.ts (a sample's attempts and repairs), attempt.ts (one model call and one
@@ -56,6 +57,7 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
         signal: controller.signal,
         logger: options.logger?.child({ name: "codeaction.code-action", runId }),
         callbacks: run.callbacks,
+        observer: run.observer ?? new RunObserver({ runId }),
         attempts: [],
         cleanups: new Set(),
       };
@@ -130,7 +132,7 @@ function turnResult(context: TurnContext, outcome: TurnOutcome, started: number)
     refusedFiles: outcome.files.refused,
     attempts: outcome.attempts,
     toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
-    usage: totalUsage(outcome.attempts.map((attempt) => attempt.usage)),
+    usage: context.observer.usage(),
     timings: { totalMs: Math.round(performance.now() - started) },
   };
 }

@@ -2,6 +2,7 @@
 export type CodeActionErrorCode =
   | "aborted"
   | "attempts-exhausted"
+  | "budget-exceeded"
   | "config"
   | "data-file"
   | "disagreement"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AbortError } from "./abort-error.ts";
 import { AttemptsExhaustedError } from "./attempts-exhausted-error.ts";
+import { BudgetExceededError } from "./budget-exceeded-error.ts";
 import { CodeActionError } from "./code-action-error.ts";
 import { ConfigError } from "./config-error.ts";
 import { DisagreementError } from "./disagreement-error.ts";
@@ -25,6 +26,18 @@ const examples = [
     "AttemptsExhaustedError",
     "attempts-exhausted",
     new AttemptsExhaustedError({ runId: "run_1", attempts: [] }),
+  ],
+  [
+    BudgetExceededError,
+    "BudgetExceededError",
+    "budget-exceeded",
+    new BudgetExceededError({
+      runId: "run_1",
+      limit: "maxModelCalls",
+      budget: 1,
+      usage: { modelCalls: 1, toolCalls: 0, attempts: 1, sandboxSeconds: 0 },
+      elapsedSeconds: 1,
+    }),
   ],
   [ConfigError, "ConfigError", "config", new ConfigError({ message: "wrong", cause })],
   [

@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { McpServerError } from "../errors/mcp-server-error.ts";
 import { McpToolError } from "../errors/mcp-tool-error.ts";
 import type { JsonSchema, ToolCallContext, ToolSpec } from "../tool-spec.ts";
+import { traceMcpCall } from "../tracing/tool-spans.ts";
 import { errorText, mapToolResult } from "./map-tool-result.ts";
 import { resolveToolNames } from "./resolve-tool-names.ts";
 import { checkServerSpecs, type ServerSpec } from "./server-spec.ts";
@@ -221,7 +222,10 @@ function toToolSpec(server: OpenServer, tool: Tool, name: string): ToolSpec {
     description: tool.description ?? tool.title ?? tool.annotations?.title ?? "",
     inputSchema: withoutMetaSchema(tool.inputSchema),
     origin: `mcp:${server.name}`,
-    invoke: (args, context) => callTool(server, tool.name, args, context),
+    invoke: (args, context) =>
+      traceMcpCall(context, { server: server.name, tool: tool.name }, () =>
+        callTool(server, tool.name, args, context),
+      ),
   };
   if (tool.outputSchema) spec.outputSchema = withoutMetaSchema(tool.outputSchema);
   return spec;

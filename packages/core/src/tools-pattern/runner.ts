@@ -6,7 +6,6 @@ import {
   ToolMessage,
 } from "@langchain/core/messages";
 import type { Logger } from "pino";
-import { totalUsage, usageOf } from "../code-action/turn-messages.ts";
 import { AbortError } from "../errors/abort-error.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { MaxIterationsError } from "../errors/max-iterations-error.ts";
@@ -15,6 +14,7 @@ import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-
 import { bindToolsThrough, type ChatModelRunnable, modelName } from "../model.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { RunObserver } from "../tracing/run-observer.ts";
 import { type ToolCallTracker, trackToolCalls } from "../tracing/tool-runs.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
 import type { AgentEvent, AgentResult, ApprovalHook, ToolCallRecord } from "../types.ts";
@@ -68,18 +68,18 @@ type ToolsLoopSettings = {
 
 /** One stream's options, with what the loop shares with the stream around it. */
 type LoopRun = TurnRunOptions & {
+  observer: RunObserver;
   signal: AbortSignal;
   tracker: ToolCallTracker;
   toolCalls: ToolCallRecord[];
 };
 
-/** One stream's state: the conversation so far, the usage of each model turn, the calls made. */
+/** One stream's state: the conversation so far and the calls made. */
 type LoopState = {
   runId: string;
   run: LoopRun;
   started: number;
   conversation: BaseMessage[];
-  usages: Array<ReturnType<typeof usageOf>>;
   /** The tools as the tracker wraps them, by name. */
   tracked: Map<string, ToolSpec>;
   logger: Logger | undefined;
@@ -96,13 +96,15 @@ export function createToolsRunner(options: ToolsRunnerOptions): ToolsRunner {
   return {
     async *stream(messages, runId, run = {}) {
       const { controller, unlink } = linkedController(run.signal);
-      const tracker = trackToolCalls(settings.tools, run.callbacks);
+      const observer = run.observer ?? new RunObserver({ runId });
+      const tracker = trackToolCalls(settings.tools, run.callbacks, { spans: observer.spans, observer });
       // The calls made so far, kept here so that an abort can report them.
       const toolCalls: ToolCallRecord[] = [];
       let answered = false;
       try {
         const result = yield* runLoop(settings, messages, runId, {
           ...run,
+          observer,
           signal: controller.signal,
           tracker,
           toolCalls,
@@ -167,7 +169,6 @@ async function* runLoop(
     run,
     started: performance.now(),
     conversation: [...messages],
-    usages: [],
     tracked: new Map(run.tracker.tools.map((tool) => [tool.name, tool])),
     logger: settings.logger?.child({ runId, component: "tools-pattern" }),
     callCount: 0,
@@ -175,7 +176,6 @@ async function* runLoop(
   const { maxIterations } = settings;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     const reply = await askModel(settings, state);
-    state.usages.push(usageOf(reply));
     const requested = requestedCalls(reply);
     state.logger?.debug({ iteration, toolCalls: requested.length }, "model replied");
 
@@ -209,8 +209,13 @@ async function askModel(settings: ToolsLoopSettings, state: LoopState): Promise<
   const { instructions } = settings;
   const { run, runId } = state;
   const prompt = instructions ? [new SystemMessage(instructions), ...state.conversation] : state.conversation;
-  return (await settings.bound
-    .invoke(prompt, { signal: run.signal, ...(run.callbacks ? { callbacks: run.callbacks } : {}) })
+  return (await run.observer
+    .modelCall(settings.bound, {}, () =>
+      settings.bound.invoke(prompt, {
+        signal: run.signal,
+        ...(run.callbacks ? { callbacks: run.callbacks } : {}),
+      }),
+    )
     .catch((error: unknown) => {
       if (run.signal.aborted || CodeActionError.isInstance(error)) throw error;
       throw new ModelCallError({ runId, attempts: [], cause: error });
@@ -255,7 +260,7 @@ function acceptAnswer(
     structured: parsed.ok ? parsed.value : undefined,
     attempts: [],
     toolCalls: run.toolCalls,
-    usage: totalUsage(state.usages),
+    usage: run.observer.usage(),
     files: [],
     refusedFiles: [],
     timings: { totalMs: Math.round(performance.now() - state.started) },

@@ -1,6 +1,8 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent } from "../types.ts";
+import type { RunObserver } from "./run-observer.ts";
+import { type ToolTraceParent, traceRefusedCall, traceToolCall } from "./tool-spans.ts";
 
 /** What a turn keeps about the tool calls it started: the ones still running, to wait for on abort. */
 export type ToolCallTracker = {
@@ -23,7 +25,11 @@ const serialized = (name: string) => ({
  * `parent` with its name, arguments, and result or error; a LangChain tool reports its own run, so
  * it only receives `parent`. Calls the bridge refused are reported as failed runs from the events.
  */
-export function trackToolCalls(tools: ToolSpec[], parent: CallbackManager | undefined): ToolCallTracker {
+export function trackToolCalls(
+  tools: ToolSpec[],
+  parent: CallbackManager | undefined,
+  observed?: ToolTraceParent & { observer?: RunObserver },
+): ToolCallTracker {
   const running = new Set<Promise<unknown>>();
   const invoked = new Set<string>();
   const requested = new Map<string, unknown>();
@@ -32,7 +38,17 @@ export function trackToolCalls(tools: ToolSpec[], parent: CallbackManager | unde
     ...tool,
     invoke(args, context) {
       if (context.callId !== undefined) invoked.add(context.callId);
-      const call = invokeTraced(tool, args, { ...context, ...(parent ? { callbacks: parent } : {}) });
+      const call = traceToolCall(
+        observed,
+        tool,
+        { args, ...(context.callId ? { callId: context.callId } : {}) },
+        (trace) =>
+          invokeTraced(tool, args, {
+            ...context,
+            ...(parent ? { callbacks: parent } : {}),
+            ...(trace ? { trace } : {}),
+          }),
+      );
       const settledCall = call.catch(() => undefined);
       running.add(settledCall);
       void settledCall.finally(() => running.delete(settledCall));
@@ -48,9 +64,12 @@ export function trackToolCalls(tools: ToolSpec[], parent: CallbackManager | unde
         return;
       }
       if (event.type !== "tool-result") return;
+      observed?.observer?.toolEvent(event);
       const args = requested.get(event.id);
       requested.delete(event.id);
-      if (invoked.delete(event.id) || !parent) return;
+      if (invoked.delete(event.id)) return;
+      traceRefusedCall(observed, event);
+      if (!parent) return;
       const refused = reportRefused(parent, { ...event, args });
       running.add(refused);
       void refused.finally(() => running.delete(refused));

@@ -1,4 +1,5 @@
 import type { CallbackManager, CallbackManagerForChainRun } from "@langchain/core/callbacks/manager";
+import type { RunObserver } from "./run-observer.ts";
 
 /** What the agent hands a turn from the caller's RunnableConfig. */
 export type TurnRunOptions = {
@@ -6,6 +7,8 @@ export type TurnRunOptions = {
   signal?: AbortSignal;
   /** The turn's chain run's child manager: model calls, attempts and tool calls report under it. */
   callbacks?: CallbackManager;
+  /** The run's usage, budget and spans (the agent makes one per run; a turn run alone makes its own). */
+  observer?: RunObserver;
 };
 
 /** Starts a child chain run (an attempt) named `name`; undefined without callbacks. */
