@@ -290,7 +290,15 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     ]);
     await using agent = await buildAgent({ model, extraTools: [add()] });
     const result = await agent.invoke("1 + 1?");
-    expect(result.usage).toEqual({ inputTokens: 30, outputTokens: 5, totalTokens: 35 });
+    expect(result.usage).toEqual({
+      inputTokens: 30,
+      outputTokens: 5,
+      totalTokens: 35,
+      modelCalls: 2,
+      toolCalls: 1,
+      attempts: 0,
+      sandboxSeconds: 0,
+    });
     expect(Number.isInteger(result.timings.totalMs)).toBe(true);
   });
 
