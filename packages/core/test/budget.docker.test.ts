@@ -104,6 +104,8 @@ describe("budgets of code-action runs (real engine)", () => {
       costUsd: (250 * 10 + 50 * 100) / 1e6,
     });
     expect(sandboxSeconds).toBeGreaterThan(0);
+    // The answer does not wait for its containers' removal; close() does.
+    await agent.close();
     // $0.003 for the first reply: a limit of $0.002 stops the run before its program runs.
     await using limited = await buildAgent({
       model: new ScriptedChatModel([failing]),
