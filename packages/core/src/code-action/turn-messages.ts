@@ -52,3 +52,15 @@ export function usageOf(reply: BaseMessage): Attempt["usage"] {
     totalTokens: usage.total_tokens,
   };
 }
+
+/** Token usage summed over model calls (fields no call reported stay out): an attempt's, over its searches. */
+export function totalUsage(usages: Array<Attempt["usage"]>): NonNullable<Attempt["usage"]> {
+  const total: NonNullable<Attempt["usage"]> = {};
+  for (const usage of usages) {
+    for (const key of ["inputTokens", "outputTokens", "totalTokens"] as const) {
+      const value = usage?.[key];
+      if (typeof value === "number") total[key] = (total[key] ?? 0) + value;
+    }
+  }
+  return total;
+}
