@@ -4,6 +4,8 @@ export { dataFilePath } from "./code-action/data-files.ts";
 export { defaultSandboxDescription } from "./code-action/prompt.ts";
 export type { StubbedTool } from "./code-action/python-stubs.ts";
 export { buildStubs, renderStubSignatures } from "./code-action/python-stubs.ts";
+export type { DiscoveryPlan } from "./code-action/tool-index.ts";
+export { defaultDiscoverySettings, planDiscovery } from "./code-action/tool-index.ts";
 export type { ToolSearch, ToolSearchMatch } from "./code-action/tool-search.ts";
 export { createToolSearch } from "./code-action/tool-search.ts";
 export { parseServerCommand } from "./mcp/parse-server-command.ts";

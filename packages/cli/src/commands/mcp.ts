@@ -13,7 +13,9 @@ export const mcpHelp = `Usage: codeaction mcp --server "CMD"... [--csv FILE]... 
 
 Serves code mode to any MCP client (Claude Desktop, Cursor, an agent of your own): this command is
 an MCP server that wraps the given servers and offers two tools:
-  list_functions   the Python stubs of every wrapped tool, as a code-action model sees them
+  list_functions   { query?, limit? }: the Python stubs of the wrapped tools, as a code-action
+                   model sees them; with a query only the best matches, ranked; above 40 tools
+                   (or ~4,000 tokens of stubs) without one, an index of their names
   run_program      { program }: runs the program in a fresh sandbox with the wrapped tools bridged;
                    returns its RESULT as text and, as structured content, the result, stdout,
                    stderr and each tool call; an error result when the program fails

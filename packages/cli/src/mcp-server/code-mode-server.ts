@@ -8,6 +8,7 @@ import {
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { recordToolCall } from "../run-record.ts";
+import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
 
 /** A program longer than this is refused before a container starts. */
 export const maxProgramCharacters = 1_000_000;
@@ -52,45 +53,20 @@ const runOutputSchema = {
   required: ["status", "result", "exitCode", "stdout", "stderr", "truncated", "toolCalls", "runMs"],
 } as const;
 
-const listOutputSchema = {
-  type: "object",
-  properties: {
-    functions: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: {
-          function: { type: "string", description: "the Python name a program calls" },
-          tool: { type: "string", description: "the wrapped tool's own name" },
-          origin: { type: "string", description: "mcp:<server> or csv" },
-          signature: { type: "string" },
-        },
-        required: ["function", "tool", "origin", "signature"],
-      },
-    },
-  },
-  required: ["functions"],
-} as const;
-
 /** The two tools a client sees, described from the runner's tools and limits. */
 export function codeModeTools(runner: ProgramRunner, sandboxDescription: string): Tool[] {
   const names = buildStubs([...runner.tools]).map((stub) => stub.functionName);
   const shown = names.slice(0, namedFunctions).join(", ");
   const more = names.length > namedFunctions ? ` and ${names.length - namedFunctions} more` : "";
   return [
-    {
-      name: "list_functions",
-      description:
-        "Lists the Python functions a run_program program can call: each wrapped tool as a typed function with its docstring (arguments, what it returns, the errors it raises).",
-      inputSchema: { type: "object", properties: {} },
-      outputSchema: listOutputSchema as unknown as Tool["outputSchema"],
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
+    listFunctionsTool(),
     {
       name: "run_program",
       description: [
         `Runs one Python program in a fresh sandbox: ${sandboxDescription}; at most ${runner.execTimeout} s and ${runner.maxToolCalls} tool calls.`,
-        `The program calls these functions, already imported (keyword arguments; see list_functions for their signatures): ${shown || "none"}${more}.`,
+        isLargeCatalogue(runner)
+          ? `The program calls any of ${names.length} functions, already imported (keyword arguments): find the ones you need with list_functions({query}) first, which returns their signatures.`
+          : `The program calls these functions, already imported (keyword arguments; see list_functions for their signatures): ${shown || "none"}${more}.`,
         "A failed call raises ToolError, a refused one ToolDenied. End the program with one line `RESULT: <answer>` (print JSON for structured answers): that text is what this tool returns, with the program's stdout, stderr and every tool call it made.",
       ].join("\n"),
       inputSchema: {
@@ -121,7 +97,7 @@ export function createCodeModeServer(options: {
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    if (name === "list_functions") return listFunctions(options.runner);
+    if (name === "list_functions") return listFunctions(options.runner, args);
     if (name === "run_program") {
       const program = args?.program;
       if (typeof program !== "string" || program.trim() === "") {
@@ -141,21 +117,6 @@ export function createCodeModeServer(options: {
     );
   });
   return server;
-}
-
-function listFunctions(runner: ProgramRunner): CallToolResult {
-  const stubs = buildStubs([...runner.tools]);
-  const functions = stubs.map((stub, index) => ({
-    function: stub.functionName,
-    tool: stub.toolName,
-    origin: runner.tools[index]?.origin ?? "",
-    signature: stub.signature,
-  }));
-  const text =
-    functions.length === 0
-      ? "No functions: the server wraps no tools."
-      : `# Already imported in every run_program program.\n\n${runner.stubSignatures}`;
-  return { content: [{ type: "text", text }], structuredContent: { functions } };
 }
 
 /** The RESULT as text (or what went wrong), and everything as structured content. */

@@ -21,6 +21,7 @@ export type DiscoverySettings = {
   resultsPerQuery: number;
 };
 
+/** When discovery turns on (40 tools, or stubs estimated above 4,000 tokens) and how much a lookup shows. */
 export const defaultDiscoverySettings: DiscoverySettings = {
   maxStubTokens: 4000,
   maxTools: 40,
@@ -28,7 +29,7 @@ export const defaultDiscoverySettings: DiscoverySettings = {
   resultsPerQuery: 5,
 };
 
-/** What a turn with discovery on needs: the search, the index for the prompt, the settings. */
+/** What a catalogue over the discovery budget needs: its search, its compact index, the settings. */
 export type DiscoveryPlan = { search: ToolSearch; index: string; settings: DiscoverySettings };
 
 /**
