@@ -59,6 +59,11 @@ describe("usage errors exit 2 with one line", () => {
     [["mcp"], /give the tools to serve: --server "CMD", --csv FILE or --file FILE/],
     [["mcp", "--csv", "x.csv", "--host", "0.0.0.0"], /--host goes with --http PORT/],
     [["mcp", "--csv", "x.csv", "--http", "70000"], /--http must be a number from 0 to 65535/],
+    [["mcp", "--csv", "x.csv", "--token-file", "t"], /--token-file goes with --http PORT/],
+    [
+      ["mcp", "--csv", "x.csv", "--http", "0", "--token-file", "missing.token"],
+      /--token-file "missing.token" could not be read \(ENOENT\)/,
+    ],
   ])("codeaction %j", async (args, message) => {
     const run = await runCli(args, { cwd: folder });
     expect(run.exitCode).toBe(2);

@@ -215,18 +215,21 @@ describe("codeaction mcp: code mode for any MCP client", () => {
       { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";
-    const url = await new Promise<string>((resolve, reject) => {
+    const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
       child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
         stderr += chunk;
         const match = /at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-        if (match) resolve(match[1]!);
+        const printed = /"Authorization: Bearer (\S+)"/.exec(stderr);
+        if (match && printed) resolve([match[1]!, printed[1]!]);
       });
       child.on("exit", () => reject(new Error(`codeaction mcp exited: ${stderr}`)));
     });
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const client = new Client({ name: "codeaction-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      // The token it printed, as docs/mcp.md shows.
+      const requestInit = { headers: { Authorization: `Bearer ${token}` } };
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
       try {
         await exerciseCodeMode(client);
       } finally {

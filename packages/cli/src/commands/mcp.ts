@@ -5,6 +5,7 @@ import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { type LoadedTools, loadTools } from "../load-tools.ts";
 import { approvalRules } from "../mcp-server/approval-rules.ts";
+import { readTokenFile } from "../mcp-server/http-token.ts";
 import { runnerOptionDefinitions, runnerSettings } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
@@ -20,7 +21,8 @@ an MCP server that wraps the given servers and offers two tools:
                    returns its RESULT as text and, as structured content, the result, stdout,
                    stderr and each tool call; an error result when the program fails
 Every sandbox default applies to each program: no network, 120 s, 50 tool calls, 1 MiB of output.
-Serves over stdio (the default) or Streamable HTTP at http://HOST:PORT/mcp (stateless).
+Serves over stdio (the default) or Streamable HTTP at http://HOST:PORT/mcp (stateless; every request
+needs "Authorization: Bearer TOKEN").
 Logs go to stderr.
 
 Options:
@@ -29,7 +31,10 @@ Options:
   --file FILE           a data file by extension: .csv .tsv .json (an array of records) .jsonl
                         .xlsx (first sheet) .parquet; becomes load_<name>() like --csv (repeatable)
   --http PORT           serve Streamable HTTP on this port instead of stdio (0: any free port)
-  --host HOST           the address to listen on with --http (default 127.0.0.1, loopback only)
+  --host HOST           the address to listen on with --http (default 127.0.0.1, loopback only;
+                        any other bind is warned about)
+  --token-file FILE     the bearer token clients must send with --http (default: a new random
+                        token, printed on stderr and written to ~/.codeaction/mcp/http-PORT.token)
   --allow TOOL          only these tools may run (repeatable; a tool's own or its Python name)
   --deny TOOL           this tool may not run (repeatable; wins over --allow); a denied call
                         raises ToolDenied in the program
@@ -52,6 +57,9 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
     return 0;
   }
   const { values, port, settings } = parsed;
+  // Read before anything starts, so a bad --token-file fails at once.
+  const tokenFile = values["token-file"];
+  const token = tokenFile === undefined ? undefined : await readTokenFile(tokenFile, command);
 
   // Progress never touches stdout: over stdio it carries JSON-RPC only.
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
@@ -81,7 +89,13 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
       sandboxDescription: describeImage(values, defaultSandboxDescription),
     };
     if (port === undefined) await serveStdio(serve);
-    else await serveHttp({ ...serve, host: values.host ?? "127.0.0.1", port });
+    else
+      await serveHttpUntilStopped({
+        ...serve,
+        host: values.host ?? "127.0.0.1",
+        port,
+        token,
+      });
   } finally {
     await runner?.close().catch(() => undefined);
     await loaded.close();
@@ -96,6 +110,7 @@ function parseMcpArguments(args: string[]) {
     ...runnerOptionDefinitions,
     http: { type: "string" },
     host: { type: "string" },
+    "token-file": { type: "string" },
     allow: { type: "string", multiple: true },
     deny: { type: "string", multiple: true },
   });
@@ -114,8 +129,10 @@ function parseMcpArguments(args: string[]) {
   const port = numberOption(command, "http", values.http, { minimum: 0, maximum: 65_535 });
   if (port !== undefined && !Number.isInteger(port))
     throw new UsageError({ command, message: "--http must be a whole port number" });
-  if (values.host !== undefined && port === undefined)
-    throw new UsageError({ command, message: "--host goes with --http PORT" });
+  for (const option of ["host", "token-file"] as const) {
+    if (values[option] !== undefined && port === undefined)
+      throw new UsageError({ command, message: `--${option} goes with --http PORT` });
+  }
   return { values, port, settings: runnerSettings(command, values) };
 }
 
@@ -155,28 +172,23 @@ async function serveStdio(serve: Serve): Promise<void> {
   await server.close().catch(() => undefined);
 }
 
-/** Serves Streamable HTTP until the process is told to stop. */
-async function serveHttp(serve: Serve & { host: string; port: number }): Promise<void> {
-  const [{ listenHttp }, { createCodeModeServer }] = await Promise.all([
-    import("../mcp-server/http-listener.ts"),
+/** Serves Streamable HTTP (mcp-server/serve-http.ts) until the process is told to stop. */
+async function serveHttpUntilStopped(
+  serve: Serve & { host: string; port: number; token: string | undefined },
+): Promise<void> {
+  const [{ serveHttp }, { createCodeModeServer }] = await Promise.all([
+    import("../mcp-server/serve-http.ts"),
     import("../mcp-server/code-mode-server.ts"),
   ]);
-  const stopped = untilStopped([]);
-  const listener = await listenHttp({
+  await serveHttp({
     host: serve.host,
     port: serve.port,
+    token: serve.token,
+    functionCount: serve.runner.tools.length,
+    context: serve.context,
     createServer: () => createCodeModeServer({ ...serve, onRun: logRun(serve.context) }),
-    onError: (error) =>
-      serve.context.stderr.write(`codeaction mcp: a request failed: ${(error as Error).message}\n`),
+    stopped: untilStopped([]),
   });
-  serve.context.stderr.write(
-    `codeaction mcp: serving ${serve.runner.tools.length} functions at ${listener.url} (list_functions, run_program)\n`,
-  );
-  try {
-    await stopped;
-  } finally {
-    await listener.close();
-  }
 }
 
 /** Resolves on SIGINT, SIGTERM or the end of any of `streams`; the listeners are removed then. */

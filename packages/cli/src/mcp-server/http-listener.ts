@@ -2,25 +2,28 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-
-const loopbackHosts = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+import { bearerChecker } from "./http-token.ts";
+import { allowedHostnames, checkRequest } from "./request-checks.ts";
 
 export type HttpListener = { url: string; close(): Promise<void> };
 
 /**
  * Serves MCP over Streamable HTTP at `/mcp`, stateless: each POST gets its own server and transport
- * (nothing is kept between requests). On a loopback address, requests whose Host or Origin is not
- * loopback are refused (403), so a web page cannot reach the server through DNS rebinding.
+ * (nothing is kept between requests). Every request must name the bound address or localhost as
+ * its Host, and any Origin too (else 403: a web page cannot reach the server through DNS
+ * rebinding), and carry `Authorization: Bearer <token>` (else 401), whatever the bind.
  */
 export async function listenHttp(options: {
   host: string;
   port: number;
+  /** The bearer token every request must carry. */
+  token: string;
   createServer: () => McpServer;
   onError?: (error: unknown) => void;
 }): Promise<HttpListener> {
-  const loopbackOnly = loopbackHosts.has(options.host);
+  const checks = { hostnames: allowedHostnames(options.host), tokenMatches: bearerChecker(options.token) };
   const http = createServer((request, response) => {
-    handle(request, response, { ...options, loopbackOnly }).catch((error: unknown) => {
+    handle(request, response, { ...options, checks }).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) respond(response, 500, "internal error");
     });
@@ -40,13 +43,12 @@ export async function listenHttp(options: {
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { createServer: () => McpServer; loopbackOnly: boolean },
+  options: { createServer: () => McpServer; checks: Parameters<typeof checkRequest>[1] },
 ): Promise<void> {
+  const refusal = checkRequest(request, options.checks);
+  if (refusal) return respond(response, refusal.status, refusal.message, refusal.headers);
   const path = new URL(request.url ?? "/", "http://localhost").pathname;
   if (path !== "/mcp") return respond(response, 404, "not found: the MCP endpoint is /mcp");
-  if (options.loopbackOnly && !isLoopbackRequest(request)) {
-    return respond(response, 403, "forbidden: Host and Origin must be loopback");
-  }
   if (request.method !== "POST") {
     // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
     response.setHeader("Allow", "POST");
@@ -62,23 +64,13 @@ async function handle(
   await transport.handleRequest(request, response);
 }
 
-function isLoopbackRequest(request: IncomingMessage): boolean {
-  const hostHeader = request.headers.host;
-  if (hostHeader === undefined || !loopbackHosts.has(hostnameOf(`http://${hostHeader}`))) return false;
-  const origin = request.headers.origin;
-  return origin === undefined || loopbackHosts.has(hostnameOf(origin));
-}
-
-function hostnameOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return "";
-  }
-}
-
-function respond(response: ServerResponse, status: number, message: string): void {
-  response.writeHead(status, { "content-type": "application/json" });
+function respond(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { ...headers, "content-type": "application/json" });
   response.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
