@@ -188,10 +188,13 @@ async function exitState(
     // gVisor kills the whole sandbox at its memory limit: the exec can end (with 128) and the kill
     // helper be gone while the container is still stopping. A helper gone is looked at again.
     if (oomAfter !== null || !(await stopsSoon(run.launched.container))) {
+      // Without the cgroup's counter, a SIGKILL (137) is taken for the memory limit's only under
+      // runc: gVisor's limit stops the whole sandbox (the path below), so a running gVisor
+      // container's 137 is a kill (the program's own `kill -9 -1`), never the memory limit.
       const oomKilled =
         run.oomBefore !== undefined && oomAfter != null
           ? oomAfter > run.oomBefore
-          : exitCode === 137 && !timedOut;
+          : exitCode === 137 && !timedOut && host.config.backend !== "gvisor";
       return { running, exitCode, oomKilled };
     }
   }

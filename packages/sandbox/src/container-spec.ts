@@ -143,7 +143,8 @@ export function buildContainerSpec(
  * Paths of /proc and /sys hidden from the program (a file becomes /dev/null, a folder an empty
  * tmpfs). Setting the list replaces Docker's default, so it starts with Docker's own list; the rest
  * describe the host rather than the container: the kernel's boot arguments (on a VM they name the
- * host agent's ports), its build configuration, its loaded modules and its interrupt counters.
+ * host agent's ports), its build configuration, its loaded modules, its interrupt counters and its
+ * hardware (memory map, I/O ports, PCI devices).
  */
 export const maskedPaths = [
   // Docker's default (moby's oci/defaults.go), kept whole.
@@ -163,6 +164,12 @@ export const maskedPaths = [
   "/proc/modules",
   "/proc/interrupts",
   "/sys/devices/virtual/powercap",
+  // The host's hardware: its physical memory map, I/O ports and PCI devices (issue 29).
+  "/proc/iomem",
+  "/proc/ioports",
+  "/sys/bus/pci",
+  "/sys/class/pci_bus",
+  "/sys/devices/pci0000:00",
 ];
 
 /**

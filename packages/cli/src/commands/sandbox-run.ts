@@ -140,6 +140,8 @@ export function describeResult(
     parts.push(
       `exit ${result.exitCode}: killed by the kernel for going over its memory limit (${limits.memory})`,
     );
+  } else if (result.exitCode > 128 && result.exitCode < 160) {
+    parts.push(`exit ${result.exitCode}: killed by signal ${result.exitCode - 128}, not by the memory limit`);
   } else {
     parts.push(`exit ${result.exitCode}`);
   }

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { createReadStream, type Stats, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { CsvInputError } from "../errors/csv-input-error.ts";
@@ -11,12 +11,39 @@ export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
 /** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension). */
 export type DataFileArgument = { path: string; format: DataFormat };
 
-/** `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. */
+/**
+ * `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. Anything
+ * but a regular file (a FIFO, a device, a socket, a folder) is refused here, before anything opens
+ * it: reading a FIFO waits for a writer for ever. A missing file is reported where it is read.
+ */
 export function dataFileArguments(options: { csv?: string[]; file?: string[] }): DataFileArgument[] {
-  return [
+  const files = [
     ...(options.csv ?? []).map((path) => ({ path, format: "csv" as const })),
     ...(options.file ?? []).map((path) => ({ path, format: formatFromPath(path) })),
   ];
+  for (const file of files) refuseUnlessRegular(file.path);
+  return files;
+}
+
+function refuseUnlessRegular(file: string): void {
+  let info: Stats;
+  try {
+    info = statSync(file);
+  } catch {
+    return;
+  }
+  if (info.isFile()) return;
+  const kind = info.isFIFO()
+    ? "a FIFO (named pipe)"
+    : info.isDirectory()
+      ? "a folder"
+      : info.isSocket()
+        ? "a socket"
+        : "a device";
+  throw new CsvInputError({
+    file,
+    problem: `this is ${kind}, not a regular file; only regular files are read (save the data to a file first)`,
+  });
 }
 
 const formatsByExtension: Record<string, DataFormat> = {
