@@ -14,6 +14,7 @@ import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./
 import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/discovery-options.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
+import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
@@ -214,6 +215,12 @@ const optionsSchema = z.strictObject({
 
 const optionNames = Object.keys(optionsSchema.shape);
 const codeActionOptionNames = Object.keys(codeActionSchema.shape);
+/** The keys of the option objects inside codeAction, for the "did you mean" of an unknown one. */
+const nestedOptionNames: Record<string, string[]> = {
+  "codeAction.escalate": ["model"],
+  "codeAction.outputFiles": Object.keys(defaultOutputFileLimits),
+  "codeAction.discovery": Object.keys(defaultDiscoverySettings),
+};
 
 /** Validates the options, refusing unknown keys with the valid ones listed. Starts nothing. */
 export function parseBuildAgentOptions(input: unknown) {
@@ -277,12 +284,7 @@ function refusePatternMismatch(options: {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const where = issue.path.length > 0 ? issue.path.join(".") : "";
   if (issue.code === "unrecognized_keys") {
-    const inCodeAction = where === "codeAction";
-    const valid = inCodeAction
-      ? codeActionOptionNames
-      : where === "codeAction.escalate"
-        ? ["model"]
-        : optionNames;
+    const valid = where === "codeAction" ? codeActionOptionNames : (nestedOptionNames[where] ?? optionNames);
     const keys = issue.keys.map((key) => `'${key}'${hintFor(key, valid)}`).join(", ");
     const scope = where ? `${where} option` : "option";
     return `unknown ${scope}${issue.keys.length > 1 ? "s" : ""} ${keys}. Valid ${where ? `${where} ` : ""}options: ${valid.join(", ")}`;

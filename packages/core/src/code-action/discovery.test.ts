@@ -1,5 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { buildAgent, parseBuildAgentOptions } from "../build-agent.ts";
+import { ConfigError } from "../errors/config-error.ts";
 import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { readSearchQueries } from "./function-lookup.ts";
@@ -178,5 +180,35 @@ describe("readSearchQueries", () => {
     ]);
     expect(readSearchQueries(`${search}\n${program}`)).toBeUndefined();
     expect(readSearchQueries("no block here")).toBeUndefined();
+  });
+});
+
+describe("codeAction.discovery", () => {
+  const model = new ScriptedChatModel([]);
+  const parse = (discovery: unknown) =>
+    parseBuildAgentOptions({ model, pattern: "code-action", codeAction: { discovery } } as never).codeAction
+      .discovery;
+
+  it("takes the settings docs/code-action.md shows, fills the rest, and takes false", () => {
+    expect(parse({ maxTools: 80, maxStubTokens: 8000, maxSearches: 2, resultsPerQuery: 8 })).toEqual({
+      maxTools: 80,
+      maxStubTokens: 8000,
+      maxSearches: 2,
+      resultsPerQuery: 8,
+    });
+    expect(parse({ maxTools: 0 })).toEqual({ ...defaultDiscoverySettings, maxTools: 0 });
+    expect(parse(false)).toBe(false);
+  });
+
+  it("refuses an unknown discovery key before anything starts", async () => {
+    const error = await buildAgent({
+      model,
+      pattern: "code-action",
+      codeAction: { discovery: { maxTool: 10 } },
+    } as never).catch((caught: unknown) => caught);
+    expect(ConfigError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain(
+      "unknown codeAction.discovery option 'maxTool' (did you mean 'maxTools'?). Valid codeAction.discovery options: maxStubTokens, maxTools, maxSearches, resultsPerQuery",
+    );
   });
 });
