@@ -19,6 +19,7 @@ Commands:
   doctor                check Docker, its runtimes, the sandbox images and the limits
   image build           build the sandbox image (--data: with numpy, pandas, matplotlib)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
+  audit verify [FILE]   check the run journal's chain: names a changed, removed or reordered record
 
 Options:
   -h, --help            show help (also after a command: codeaction ask --help)
@@ -44,6 +45,7 @@ const commands: Record<string, () => Promise<Command>> = {
 const subcommands: Record<string, Record<string, () => Promise<Command>>> = {
   image: { build: async () => (await import("./commands/image-build.ts")).imageBuildCommand },
   sandbox: { run: async () => (await import("./commands/sandbox-run.ts")).sandboxRunCommand },
+  audit: { verify: async () => (await import("./commands/audit-verify.ts")).auditVerifyCommand },
 };
 
 /** Runs the command line and resolves with the exit code. Never throws. */

@@ -2,6 +2,7 @@ import { access } from "node:fs/promises";
 import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
+import { redactUrls } from "./journal/redact.ts";
 
 /** The live model `ask` uses when OPENAI_API_KEY is set and no --model is given. */
 export const defaultModel = "openai:gpt-5-mini";
@@ -57,5 +58,6 @@ export function describeModelChoice(choice: ModelChoice): string {
   if (choice.kind === "replay") {
     return `model: a REPLAY of recorded replies from ${choice.file} (not a live model; set OPENAI_API_KEY and drop --replay for a live one)`;
   }
-  return `model: ${choice.model}${choice.baseUrl ? ` at ${choice.baseUrl}` : ""} (live)`;
+  // OPENAI_BASE_URL can hold credentials or a key in its query string: not on the screen either.
+  return `model: ${choice.model}${choice.baseUrl ? ` at ${redactUrls(choice.baseUrl)}` : ""} (live)`;
 }

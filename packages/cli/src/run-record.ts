@@ -1,5 +1,7 @@
-import type { AgentResult, Attempt, ToolCallRecord } from "@codeaction/core";
+import type { AgentEvent, AgentResult, Attempt, ToolCallRecord } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
+import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./journal/record-limits.ts";
+import { redactSecrets } from "./journal/redact.ts";
 import type { ModelChoice } from "./model-choice.ts";
 import { type RecordedOutputFile, recordOutputFile } from "./output/write-output-files.ts";
 
@@ -14,7 +16,26 @@ export type RecordedToolCall = Omit<ToolCallRecord, "result"> & {
   resultCharacters?: number;
 };
 
-export type RecordedAttempt = Omit<Attempt, "toolCalls"> & { toolCalls: RecordedToolCall[] };
+/**
+ * An attempt as the record keeps it: the end of its output and the start of its program, reply
+ * and RESULT (each `...Omitted` says how many characters were cut), its first tool calls. An
+ * attempt seen only through the run's events (the run failed before the agent returned it) has
+ * no model reply or timings and says `fromEvents`.
+ */
+export type RecordedAttempt = Omit<
+  Attempt,
+  "toolCalls" | "modelReply" | "timings" | "truncated" | "stdoutBase64" | "stderrBase64"
+> &
+  Partial<Pick<Attempt, "modelReply" | "timings" | "truncated" | "stdoutBase64" | "stderrBase64">> & {
+    toolCalls: RecordedToolCall[];
+    programOmitted?: number;
+    modelReplyOmitted?: number;
+    stdoutOmitted?: number;
+    stderrOmitted?: number;
+    resultOmitted?: number;
+    toolCallsOmitted?: number;
+    fromEvents?: true;
+  };
 
 /**
  * What one `ask` did, as written to the journal and printed by --json: the question, the model,
@@ -36,7 +57,12 @@ export type RunRecord = {
   answer?: string;
   error?: { code?: string; message: string };
   attempts: RecordedAttempt[];
+  /** Earlier attempts left out (the record keeps the last ones). */
+  attemptsOmitted?: number;
   toolCalls: RecordedToolCall[];
+  toolCallsOmitted?: number;
+  /** Characters cut from the end of the answer. */
+  answerOmitted?: number;
   /** The files the program saved under /workspace/out: names, sizes and hashes (and where they were written). */
   files?: RecordedOutputFile[];
   /** Entries of /workspace/out that did not come back, and why. */
@@ -59,14 +85,14 @@ export function createRunRecord(options: {
     runId: undefined,
     startedAt: new Date().toISOString(),
     finishedAt: undefined,
-    question: options.question,
+    question: keepHead(options.question, recordLimits.textCharacters).text,
     model:
       options.model.kind === "replay"
         ? { kind: "replay", file: options.model.file }
         : {
             kind: "live",
             name: options.model.model,
-            ...(options.model.baseUrl ? { baseUrl: options.model.baseUrl } : {}),
+            ...(options.model.baseUrl ? { baseUrl: redactSecrets(options.model.baseUrl) } : {}),
           },
     pattern: options.pattern,
     ...(options.image ? { image: options.image } : {}),
@@ -77,7 +103,10 @@ export function createRunRecord(options: {
       rows: table.rowCount,
       columns: table.columns.map((column) => ({ name: column.name, type: column.type })),
     })),
-    servers: options.servers,
+    // Command lines and URLs can hold secrets (GITHUB_TOKEN=... cmd, https://user:key@host/?token=).
+    servers: Object.fromEntries(
+      Object.entries(options.servers).map(([name, commandLine]) => [name, redactSecrets(commandLine)]),
+    ),
     status: "failed",
     answer: undefined,
     error: undefined,
@@ -89,18 +118,126 @@ export function createRunRecord(options: {
 
 export function recordToolCall(call: ToolCallRecord): RecordedToolCall {
   const { result, ...rest } = call;
-  if (result === undefined) return rest;
+  const kept = rest.error === undefined ? rest : { ...rest, error: redactSecrets(rest.error) };
+  if (result === undefined) return kept;
   const json = JSON.stringify(result) ?? String(result);
-  if (json.length <= toolResultPreviewCharacters) return { ...rest, result };
+  if (json.length <= toolResultPreviewCharacters) return { ...kept, result };
   return {
-    ...rest,
+    ...kept,
     resultPreview: json.slice(0, toolResultPreviewCharacters),
     resultCharacters: json.length,
   };
 }
 
-export function recordAttempt(attempt: Attempt): RecordedAttempt {
-  return { ...attempt, toolCalls: attempt.toolCalls.map(recordToolCall) };
+/** The first `recordLimits.toolCalls` calls, as recorded, and how many more there were. */
+function recordToolCalls(calls: readonly ToolCallRecord[]): {
+  toolCalls: RecordedToolCall[];
+  toolCallsOmitted?: number;
+} {
+  const { items, omitted } = keepFirst(calls, recordLimits.toolCalls);
+  return { toolCalls: items.map(recordToolCall), ...(omitted ? { toolCallsOmitted: omitted } : {}) };
+}
+
+/** An attempt within the record's limits: see RecordedAttempt. */
+export function recordAttempt(attempt: Attempt | RecordedAttempt): RecordedAttempt {
+  const limits = recordLimits;
+  const program = keepHead(attempt.program, limits.programCharacters);
+  const stdout = keepTail(attempt.stdout, limits.outputTailCharacters);
+  const stderr = keepTail(attempt.stderr, limits.outputTailCharacters);
+  const reply =
+    attempt.modelReply === undefined ? undefined : keepHead(attempt.modelReply, limits.modelReplyCharacters);
+  const result = attempt.result === undefined ? undefined : keepHead(attempt.result, limits.textCharacters);
+  const recorded: RecordedAttempt = {
+    ...attempt,
+    program: program.text,
+    ...(reply ? { modelReply: reply.text } : {}),
+    stdout: stdout.text,
+    stderr: stderr.text,
+    ...(result ? { result: result.text } : {}),
+    ...(attempt.invalidResult === undefined
+      ? {}
+      : { invalidResult: keepHead(attempt.invalidResult, limits.errorCharacters).text }),
+    ...recordToolCalls(attempt.toolCalls as ToolCallRecord[]),
+    ...omitted({ programOmitted: program.omitted, modelReplyOmitted: reply?.omitted }),
+    ...omitted({
+      stdoutOmitted: stdout.omitted,
+      stderrOmitted: stderr.omitted,
+      resultOmitted: result?.omitted,
+    }),
+  };
+  // The exact bytes of a stream that is not UTF-8 stay only while its whole text does.
+  if (stdout.omitted || (recorded.stdoutBase64?.length ?? 0) > limits.outputTailCharacters * 2)
+    delete recorded.stdoutBase64;
+  if (stderr.omitted || (recorded.stderrBase64?.length ?? 0) > limits.outputTailCharacters * 2)
+    delete recorded.stderrBase64;
+  return recorded;
+}
+
+function omitted(counts: Record<string, number | undefined>): Record<string, number> {
+  return Object.fromEntries(Object.entries(counts).filter(([, count]) => count !== undefined)) as Record<
+    string,
+    number
+  >;
+}
+
+/** The last `recordLimits.attempts` attempts, each within the record's limits. */
+function recordAttempts(record: RunRecord, attempts: readonly (Attempt | RecordedAttempt)[]): void {
+  const cut = Math.max(0, attempts.length - recordLimits.attempts);
+  record.attempts = attempts.slice(cut).map(recordAttempt);
+  if (cut > 0) record.attemptsOmitted = cut;
+  else delete record.attemptsOmitted;
+}
+
+/** Ends the record: its answer within the limits, and the whole record cut to fit (fitRecord). */
+function finishRecord(record: RunRecord): void {
+  if (record.answer !== undefined) {
+    const answer = keepHead(record.answer, recordLimits.textCharacters);
+    record.answer = answer.text;
+    if (answer.omitted) record.answerOmitted = answer.omitted;
+  }
+  record.finishedAt = new Date().toISOString();
+  Object.assign(record, fitRecord(record));
+}
+
+/**
+ * Follows the run through its events, so that a run that fails before the agent returns its
+ * attempts (a model that fails, a scripted model that runs out) still has its runId and each
+ * attempt's program, exit, output tails and tool calls in its record.
+ */
+export function recordEvent(record: RunRecord, event: AgentEvent): void {
+  if ("runId" in event && record.runId === undefined) record.runId = event.runId;
+  const current = record.attempts.at(-1);
+  if (event.type === "program-start") {
+    record.attempts.push(
+      recordAttempt({
+        attempt: event.attempt,
+        ...(event.sample === undefined ? {} : { sample: event.sample }),
+        program: event.program,
+        stdout: "",
+        stderr: "",
+        exitCode: null,
+        // Until its program-end: a run that ends now ended it.
+        status: "aborted",
+        toolCalls: [],
+        fromEvents: true,
+      }),
+    );
+  } else if (event.type === "tool-result" && current?.fromEvents && current.attempt === event.attempt) {
+    const { type: _type, runId: _runId, attempt: _attempt, sample: _sample, ...call } = event;
+    if (current.toolCalls.length < recordLimits.toolCalls) current.toolCalls.push(recordToolCall(call));
+    else current.toolCallsOmitted = (current.toolCallsOmitted ?? 0) + 1;
+  } else if (event.type === "program-end" && current?.fromEvents && current.attempt === event.attempt) {
+    Object.assign(
+      current,
+      recordAttempt({
+        ...current,
+        status: event.status,
+        exitCode: event.exitCode,
+        stdout: event.stdoutTail,
+        stderr: event.stderrTail,
+      }),
+    );
+  }
 }
 
 /** Fills the record from a finished turn. */
@@ -108,36 +245,41 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
   record.runId = result.runId;
   record.status = result.status;
   record.answer = result.answer;
-  record.attempts = result.attempts.map(recordAttempt);
-  record.toolCalls = result.toolCalls.map(recordToolCall);
+  recordAttempts(record, result.attempts);
+  const calls = recordToolCalls(result.toolCalls);
+  record.toolCalls = calls.toolCalls;
+  if (calls.toolCallsOmitted) record.toolCallsOmitted = calls.toolCallsOmitted;
   if (result.files.length > 0) record.files = result.files.map(recordOutputFile);
   if (result.refusedFiles.length > 0) record.refusedFiles = result.refusedFiles;
-  record.finishedAt = new Date().toISOString();
+  finishRecord(record);
 }
 
 /**
- * Fills the record from a failed turn: the error, and its attempts when it carries them. Loads
- * @codeaction/core only here (it is loaded by then): `ask` imports this module before LangChain
- * loads, so that its sandbox's container starts first.
+ * Fills the record from a failed turn: the error (secrets redacted), and the attempts the error
+ * carries, or else those seen through the events (recordEvent): whatever ended the run, its
+ * attempts stay on record. Loads @codeaction/core only here (it is loaded by then): `ask` imports
+ * this module before LangChain loads, so that its sandbox's container starts first.
  */
 export async function failRunRecord(record: RunRecord, error: unknown): Promise<void> {
   const { AbortError } = await import("@codeaction/core");
   record.status = AbortError.isInstance(error) ? "aborted" : "failed";
   const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
   record.error = {
     ...(typeof code === "string" ? { code } : {}),
-    message: error instanceof Error ? error.message : String(error),
+    message: keepHead(redactSecrets(message), recordLimits.errorCharacters).text,
   };
   const attempts = (error as { attempts?: unknown }).attempts;
   if (
     Array.isArray(attempts) &&
+    attempts.length >= record.attempts.length &&
     attempts.every((attempt) => typeof attempt === "object" && attempt && "program" in attempt)
   ) {
-    record.attempts = (attempts as Attempt[]).map(recordAttempt);
+    recordAttempts(record, attempts as Attempt[]);
   }
   const runId = (error as { runId?: unknown }).runId;
   if (typeof runId === "string") record.runId = runId;
-  record.finishedAt = new Date().toISOString();
+  finishRecord(record);
 }
 
 /**

@@ -225,7 +225,11 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
     expect(json.exitCode).toBe(0);
     const record = JSON.parse(json.stdout);
     expect(record).toMatchObject({ version: 1, status: "ok", answer: "Forty-two.", question });
-    expect(JSON.parse(await readFile(join(cwd, "log/custom.jsonl"), "utf8"))).toEqual(record);
+    // The journal's line is the record, chained (see journal.test.ts).
+    const { chain, tag, ...journaled } = JSON.parse(await readFile(join(cwd, "log/custom.jsonl"), "utf8"));
+    expect(journaled).toEqual(record);
+    expect(chain).toMatchObject({ seq: 1, alg: "sha256" });
+    expect(tag).toMatch(/^[0-9a-f]{64}$/);
 
     const quiet = await runCli(["ask", "--pattern", "tools", "--replay", replay, "--no-journal", question], {
       cwd,

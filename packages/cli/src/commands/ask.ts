@@ -13,7 +13,7 @@ import { type DataFileArgument, dataFileArguments } from "../csv/data-formats.ts
 import { type ScanJob, scanInThreads } from "../csv/scan-thread.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
-import { appendToJournal, defaultJournalPath } from "../journal.ts";
+import { appendToJournal, defaultJournalPath } from "../journal/append.ts";
 import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
 import {
@@ -21,6 +21,7 @@ import {
   createRunRecord,
   failRunRecord,
   type RunRecord,
+  recordEvent,
   terminalSafeJson,
 } from "../run-record.ts";
 import { serverSpecs } from "../server-options.ts";
@@ -362,6 +363,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
       context,
       showProgram: request.showProgram,
       signal: turnAbort.signal,
+      onEvent: (event) => recordEvent(record, event),
     });
     completeRunRecord(record, result);
     return result;
@@ -369,8 +371,8 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
     progress.stop();
     await failRunRecord(record, error);
     record.timings.totalMs = Math.round(performance.now() - turn.started);
-    if (journalPath) await appendToJournal(journalPath, record).catch(() => undefined);
-    if (request.showProgram) showTimings(record.attempts, context);
+    if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
+    if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
     if (!turnAbort.signal.aborted) throw error;
     throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
@@ -391,7 +393,7 @@ async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<void> {
   record.timings.turnMs = result.timings.totalMs;
   await saveOutputFiles(result, record, { out: request.values.out, context });
   // The journal is written before the answer is printed: an answer on screen is always on record.
-  if (journalPath) await appendToJournal(journalPath, record);
+  if (journalPath) await appendToJournal(journalPath, record, context.env);
   if (request.showProgram) {
     if (result.pattern === "tools") {
       const toolMs = result.toolCalls.reduce((total, call) => total + call.durationMs, 0);
@@ -460,7 +462,13 @@ export async function loadModel(choice: ModelChoice): Promise<ModelOption> {
 async function runTurn(
   agent: Agent,
   question: string,
-  options: { progress: Progress; context: CliContext; showProgram: boolean; signal?: AbortSignal },
+  options: {
+    progress: Progress;
+    context: CliContext;
+    showProgram: boolean;
+    signal?: AbortSignal;
+    onEvent?: (event: AgentEvent) => void;
+  },
 ): Promise<AgentResult> {
   options.progress.update("waiting for the model");
   const events = await agent.stream(
@@ -469,6 +477,7 @@ async function runTurn(
   );
   for await (const event of events) {
     if (event.type === "answer") return event.result;
+    options.onEvent?.(event);
     reportEvent(event, { ...options, pattern: agent.pattern });
   }
   throw new Error("the agent's stream ended without an answer");
@@ -534,6 +543,12 @@ function showProgramEnd(
   show(`attempt ${event.attempt}: ${event.status}, exit ${event.exitCode ?? "none"}`);
   if (event.stdoutTail.trim()) show(`stdout:\n${indent(escapeForTerminal(event.stdoutTail.trimEnd()))}`);
   if (event.stderrTail.trim()) show(`stderr:\n${indent(escapeForTerminal(event.stderrTail.trimEnd()))}`);
+}
+
+function hasTimings<T extends { timings?: Attempt["timings"] }>(
+  attempt: T,
+): attempt is T & Pick<Attempt, "timings"> {
+  return attempt.timings !== undefined;
 }
 
 function showTimings(

@@ -1,4 +1,3 @@
-import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, AgentResult } from "@codeaction/core";
@@ -10,6 +9,7 @@ import type { LoadedData } from "../csv/csv-tools.ts";
 import { dataFileArguments } from "../csv/data-formats.ts";
 import { scanInThreads } from "../csv/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
+import { writePrivateFile } from "../journal/journal-file.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
@@ -179,8 +179,15 @@ async function handleLine(session: Session, text: string): Promise<void> {
         context.cwd,
         rest.join(" ") || `codeaction-chat-${new Date().toISOString().replace(/[:.]/g, "-")}.json`,
       );
-      await writeFile(path, `${JSON.stringify({ version: 1, turns: session.turns }, null, 2)}\n`);
-      context.stderr.write(`saved the session to ${escapeForTerminal(path)}\n`);
+      // The session holds the questions, answers and programs: private, like the journal.
+      try {
+        await writePrivateFile(path, `${JSON.stringify({ version: 1, turns: session.turns }, null, 2)}\n`);
+        context.stderr.write(`saved the session to ${escapeForTerminal(path)}\n`);
+      } catch (error) {
+        context.stderr.write(
+          `codeaction: cannot save the session: ${escapeForTerminal((error as Error).message)}\n`,
+        );
+      }
     } else {
       context.stderr.write(`${chatHelp.split("In the session:\n")[1]?.split("\n\nOptions:")[0] ?? ""}\n`);
     }

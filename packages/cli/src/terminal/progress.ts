@@ -4,6 +4,8 @@ import { escapeForTerminal } from "./escape-for-terminal.ts";
 /**
  * A progress line on stderr. On a terminal it is a spinner that rewrites one line; anywhere else
  * (a pipe, a file, CI) each new step is one plain line, and nothing animates. Never touches stdout.
+ * Every text goes through escapeForTerminal here (a step or count on one line, a note keeping its
+ * newlines): file names, tool names and reasons shown as progress cannot drive the terminal.
  */
 export type Progress = {
   /** Shows what is happening now. */
@@ -30,10 +32,18 @@ export function createProgress(options: {
   quiet?: boolean;
 }): Progress {
   const { stream } = options;
-  if (options.quiet) return plainProgress(stream, undefined);
-  const interactive = options.interactive ?? stream.isTTY === true;
-  if (!interactive) return plainProgress(stream, options.prefix ?? "codeaction");
-  return spinnerProgress(stream);
+  const progress = options.quiet
+    ? plainProgress(stream, undefined)
+    : (options.interactive ?? stream.isTTY === true)
+      ? spinnerProgress(stream)
+      : plainProgress(stream, options.prefix ?? "codeaction");
+  const line = (text: string) => escapeForTerminal(text, { keepNewlines: false });
+  return {
+    update: (text) => progress.update(line(text)),
+    count: (text) => progress.count(line(text)),
+    note: (text) => progress.note(escapeForTerminal(text)),
+    stop: () => progress.stop(),
+  };
 }
 
 /** Progress as plain lines: each new step once, with `prefix`; none at all without a prefix. */

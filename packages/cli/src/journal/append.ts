@@ -1,0 +1,97 @@
+import { resolve } from "node:path";
+import { CliError } from "../errors/cli-error.ts";
+import { type ChainEnd, chainEndOf, chainedLine, journalKeyVariable } from "./chain.ts";
+import {
+  ensureJournalFolder,
+  journalError,
+  openJournalFile,
+  rotateJournal,
+  withJournalLock,
+} from "./journal-file.ts";
+
+/** Where `ask` appends its run records unless told otherwise: in the working folder. */
+export const defaultJournalPath = ".codeaction/runs.jsonl";
+
+/** The journal's settings, from the environment. */
+export type JournalSettings = {
+  /** The HMAC key (CODEACTION_JOURNAL_KEY); without it records are chained by a SHA-256 hash. */
+  key: string | undefined;
+  /** A file about to grow past this many bytes is rotated first (CODEACTION_JOURNAL_MAX_BYTES). */
+  maxBytes: number;
+  /** How many rotated files are kept (CODEACTION_JOURNAL_KEEP). */
+  keep: number;
+};
+
+export const defaultJournalMaxBytes = 16 * 1024 * 1024;
+export const defaultJournalKeep = 4;
+
+export function journalSettings(env: NodeJS.ProcessEnv): JournalSettings {
+  const key = env[journalKeyVariable];
+  return {
+    key: key === undefined || key === "" ? undefined : key,
+    maxBytes: positiveInteger(env, "CODEACTION_JOURNAL_MAX_BYTES", defaultJournalMaxBytes),
+    keep: positiveInteger(env, "CODEACTION_JOURNAL_KEEP", defaultJournalKeep),
+  };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const text = env[name];
+  if (text === undefined || text.trim() === "") return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new CliError(
+      `${name} must be a whole number above 0 (it is ${JSON.stringify(text)}); unset it for the default ${fallback}.`,
+      {
+        code: "journal",
+      },
+    );
+  }
+  return value;
+}
+
+/** How much of the file's end is read to find the chain's last link (it ends the last line). */
+const tailBytes = 1024;
+
+/**
+ * Appends one run record as one line, chained to the record before it (see chain.ts), under the
+ * journal's lock. The folder is created 0700 and the file 0600, no link is followed, and a file
+ * the line would take past `maxBytes` is rotated first: the new file's first record links to the
+ * rotated file's last. Throws a CliError naming the path and the fix when it cannot write.
+ */
+export async function appendToJournal(path: string, record: object, env: NodeJS.ProcessEnv): Promise<string> {
+  const settings = journalSettings(env);
+  const absolute = resolve(path);
+  try {
+    await ensureJournalFolder(absolute);
+    await withJournalLock(absolute, async () => {
+      let handle = await openJournalFile(absolute);
+      try {
+        const { size } = await handle.stat();
+        const end = size === 0 ? undefined : await readChainEnd(handle, size);
+        const line = `${chainedLine(record, end, settings.key)}\n`;
+        if (size > 0 && size + Buffer.byteLength(line) > settings.maxBytes) {
+          await handle.close();
+          await rotateJournal(absolute, settings.keep);
+          handle = await openJournalFile(absolute, { exclusive: true });
+        }
+        await handle.write(line);
+      } finally {
+        await handle.close().catch(() => undefined);
+      }
+    });
+  } catch (error) {
+    if (CliError.isInstance(error)) throw error;
+    throw journalError(path, (error as Error).message, error);
+  }
+  return absolute;
+}
+
+async function readChainEnd(
+  handle: import("node:fs/promises").FileHandle,
+  size: number,
+): Promise<ChainEnd | undefined> {
+  const length = Math.min(size, tailBytes);
+  const buffer = Buffer.alloc(length);
+  await handle.read(buffer, 0, length, size - length);
+  return chainEndOf(buffer.toString("utf8"));
+}

@@ -1,0 +1,110 @@
+import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.ts";
+
+// The journal of code-action runs, through the CLI process with real containers and a replayed
+// model: bounded output tails, the attempts of a run that failed, and chat's private /save.
+
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-journal-docker-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function programReplay(name: string, programs: string[]): Promise<string> {
+  const path = join(folder, name);
+  const replies = programs.map((program) => `Here is the program.\n\n\`\`\`python\n${program}\n\`\`\``);
+  await writeFile(path, JSON.stringify({ replies }));
+  return path;
+}
+
+type JournaledAttempt = Record<string, unknown> & {
+  stdout: string;
+  stderr: string;
+  stdoutOmitted?: number;
+  stderrOmitted?: number;
+};
+type Journaled = Record<string, unknown> & { runId?: string; attempts: JournaledAttempt[] };
+
+async function journalRecords(cwd: string): Promise<Journaled[]> {
+  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+}
+
+describe("the journal of code-action runs", () => {
+  it("keeps bounded tails of a program's output: 1 MiB of control bytes on each stream is not journaled whole", async () => {
+    const cwd = await mkdtemp(join(folder, "flood-"));
+    const replay = await programReplay("flood.json", [
+      [
+        "import sys",
+        'sys.stderr.write("\\x01" * (1024 * 1024))',
+        'sys.stdout.write("\\x02" * (1024 * 1024) + "\\n")',
+        'print("RESULT:", 42)',
+      ].join("\n"),
+    ]);
+    const run = await runCli(["ask", "--replay", replay, "flood"], { cwd });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe("42");
+    const size = (await stat(join(cwd, ".codeaction/runs.jsonl"))).size;
+    expect(size).toBeLessThan(100_000);
+    const [record] = await journalRecords(cwd);
+    const [attempt] = record!.attempts;
+    expect(attempt!.stdout.endsWith("RESULT: 42\n")).toBe(true);
+    expect(attempt!.stdout.length).toBe(4000);
+    // The sandbox keeps up to about 1 MB of each stream; the record keeps the last 4,000 characters.
+    expect(attempt!.stdoutOmitted).toBeGreaterThan(900_000);
+    expect(attempt!.stderr.length).toBe(4000);
+    expect(attempt!.stderrOmitted).toBeGreaterThan(900_000);
+  });
+
+  it("keeps the runId and the failed attempt (its program and traceback) when the scripted model then runs out", async () => {
+    const cwd = await mkdtemp(join(folder, "failed-"));
+    const replay = await programReplay("failed.json", ["import pandas\nprint('RESULT:', 1)"]);
+    const run = await runCli(["ask", "--replay", replay, "chart"], { cwd });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toMatch(/scripted model has no reply left/);
+    const [record] = await journalRecords(cwd);
+    expect(record).toMatchObject({ status: "failed", error: { code: "scripted-replies-exhausted" } });
+    expect(record!.runId).toMatch(/^run_/);
+    expect(record!.attempts).toHaveLength(1);
+    expect(record!.attempts[0]).toMatchObject({
+      attempt: 1,
+      program: "import pandas\nprint('RESULT:', 1)",
+      status: "error",
+      exitCode: 1,
+      fromEvents: true,
+    });
+    expect(record!.attempts[0]!.stderr).toMatch(
+      /Traceback[\s\S]*ModuleNotFoundError: No module named 'pandas'/,
+    );
+  });
+});
+
+describe("codeaction chat's /save", () => {
+  it("writes the session 0600, and refuses to write through a planted link", async () => {
+    const cwd = await mkdtemp(join(folder, "chat-"));
+    const replay = await programReplay("chat.json", ['print("RESULT:", 7)']);
+    const target = join(cwd, "elsewhere.json");
+    await writeFile(target, "");
+    await symlink(target, join(cwd, "linked.json"));
+    const run = await runCli(["chat", "--replay", replay], {
+      cwd,
+      input: "How many?\n/save session.json\n/save linked.json\n/exit\n",
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toContain("7");
+    expect((await stat(join(cwd, "session.json"))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(join(cwd, "session.json"), "utf8")).turns[0].answer).toBe("7");
+    expect(run.stderr).toMatch(/cannot save the session: .*linked\.json is a symbolic link/);
+    expect(await readFile(target, "utf8")).toBe("");
+    expect((await lstat(join(cwd, "linked.json"))).isSymbolicLink()).toBe(true);
+  });
+});
