@@ -165,6 +165,9 @@ export function recordAttempt(attempt: Attempt | RecordedAttempt): RecordedAttem
       resultOmitted: result?.omitted,
     }),
   };
+  // An attempt's call log (durable runs) can copy megabytes of results: the record keeps what a
+  // replay needs once, bounded, as `replay` (not in every attempt).
+  delete (recorded as RecordedAttempt & { callLog?: unknown }).callLog;
   // The exact bytes of a stream that is not UTF-8 stay only while its whole text does.
   if (stdout.omitted || (recorded.stdoutBase64?.length ?? 0) > limits.outputTailCharacters * 2)
     delete recorded.stdoutBase64;
