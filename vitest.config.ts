@@ -1,7 +1,9 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` is fast and needs nothing; `docker` starts real containers
-// on the real engine (scripts/setup.sh makes sure one answers).
+// `unit` is fast and needs nothing (no Docker); `docker` and `security` start real containers on the
+// real engine (scripts/setup.sh makes sure one answers); `packaging` and `faults` run alone.
+// No per-project pool size: Vitest 3's forks pool reads poolOptions from the root config only
+// (createForksPool reads vitest.config.poolOptions.forks), so one set here never took effect.
 export default defineConfig({
   test: {
     projects: [
@@ -32,7 +34,6 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: true,
           maxConcurrency: 4,
-          poolOptions: { forks: { maxForks: 2 } },
         },
       },
       {
@@ -44,7 +45,6 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: true,
-          poolOptions: { forks: { maxForks: 2 } },
         },
       },
       {

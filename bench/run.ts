@@ -1,4 +1,4 @@
-// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,hostile` for some
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,hostile,failfast` for some
 // sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -9,6 +9,7 @@ import { connectDocker } from "@codeaction/sandbox";
 import { measureCliAsk } from "./cli-ask.ts";
 import { measureColdPath } from "./cold-path.ts";
 import { type DeskSample, measureDesk } from "./desk.ts";
+import { measureFailFast } from "./fail-fast.ts";
 import { measureHostile } from "./hostile.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { type InstalledCli, installCli } from "./installed-cli.ts";
@@ -38,6 +39,7 @@ const plan = quick
       concurrent: 4,
       queued: 8,
       samplesRounds: 2,
+      failFastRounds: 2,
       cliRounds: 2,
       idleRounds: 1,
       deskRounds: 1,
@@ -53,6 +55,7 @@ const plan = quick
       concurrent: 8,
       queued: 32,
       samplesRounds: 10,
+      failFastRounds: 5,
       cliRounds: 8,
       idleRounds: 3,
       deskRounds: 3,
@@ -495,6 +498,34 @@ if (wanted("hostile")) {
       note: `${hostile.containersSeen} container(s) watched`,
     });
   }
+}
+
+if (wanted("failfast")) {
+  // The bounds the security tests once asserted (issue 36): refusals and deadlines, timed here.
+  const section = "failing closed and deadlines (runc)";
+  const samples = await measureFailFast({ rounds: plan.failFastRounds, onProgress: progress });
+  const bounded = (name: string, values: number[], bound: number, note?: string) => {
+    const summary = figure(section, name, values, "ms", note);
+    rows.push({
+      section,
+      figure: `${name}: p95`,
+      p50: summary.p95,
+      unit: "ms",
+      target: `< ${bound}`,
+      met: summary.p95 < bound,
+    });
+  };
+  bounded("runsc not registered: ready() refuses", samples.runtimeRefusalMs, 2000);
+  bounded("missing socket: ready() refuses", samples.socketRefusalMs, 2000);
+  bounded(
+    "buildAgent, DOCKER_HOST at a missing socket",
+    samples.buildAgentRefusalMs,
+    2000,
+    "in its own process",
+  );
+  bounded("example.invalid fails to resolve, in the sandbox", samples.dnsFailureMs, 1000);
+  bounded("time.sleep past execTimeout 2 s: run time beyond 2 s", samples.deadlineOverrunMs, 10_000);
+  bounded("longest event-loop stall, 1,000 bridged calls", samples.eventLoopStallMs, 1000);
 }
 
 await installed?.remove();

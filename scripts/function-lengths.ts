@@ -3,6 +3,8 @@
 // Python functions and classes too, read with python3's ast), for the "no function over about 60
 // lines" rule of issue 19.
 // Usage: node scripts/function-lengths.ts [package...] [--top N]   (default: every package, top 5)
+//        node scripts/function-lengths.ts --check   (scripts/test.sh: fails for a function over
+//        maxFunctionLines not on the allow-list below, and for an allow-list entry no longer over)
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -82,7 +84,54 @@ export function functionLengths(path: string): FunctionLength[] {
   return found;
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+export const maxFunctionLines = 60;
+
+/**
+ * Functions over the limit today ("file name"), each waiting for its split; nothing is added here.
+ * Classes (Python's included) are not functions: only their methods count.
+ */
+export const allowedLongFunctions: Record<string, string> = {
+  // Issue 30: the sandbox redesign makes one way to get a container.
+  "packages/sandbox/src/manager.ts SandboxManager.createSession": "issue 30",
+  // Issue 30: the data-file work (one placement routine) reshapes the scan's thread.
+  "packages/cli/src/csv/scan-thread.ts scanInThread": "issue 30",
+  // Issue 30: one sandbox concept (placement, warm relay) reshapes a turn's run in its container.
+  "packages/core/src/code-action/attempt.ts runInContainer": "issue 30",
+};
+
+/** Functions over the limit not on the list, and list entries no longer over it. */
+export function functionLengthProblems(lengths: FunctionLength[], allowed: Record<string, string>): string[] {
+  const functions = lengths.filter((item) => !item.name.startsWith("class "));
+  const problems = functions
+    .filter((item) => item.lines > maxFunctionLines && !(`${item.file} ${item.name}` in allowed))
+    .map((item) => `${item.file}: ${item.name} is ${item.lines} lines, over ${maxFunctionLines}: split it`);
+  for (const [key, reason] of Object.entries(allowed)) {
+    const found = functions.find((item) => `${item.file} ${item.name}` === key);
+    if (!found || found.lines <= maxFunctionLines) {
+      problems.push(
+        `${key} (${reason}) is not over ${maxFunctionLines} lines now: take it off the allow-list in scripts/function-lengths.ts`,
+      );
+    }
+  }
+  return problems;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes("--check")) {
+  const lengths = readdirSync(join(root, "packages")).flatMap((name) => {
+    const source = join(root, "packages", name, "src");
+    return [
+      ...sourceFiles(source, ".ts").flatMap(functionLengths),
+      ...pythonFunctionLengths(sourceFiles(source, ".py")),
+    ];
+  });
+  const problems = functionLengthProblems(lengths, allowedLongFunctions);
+  for (const problem of problems) console.error(problem);
+  if (problems.length > 0) process.exitCode = 1;
+  else
+    console.log(
+      `${lengths.length} functions within ${maxFunctionLines} lines (${Object.keys(allowedLongFunctions).length} allowed, each with its issue)`,
+    );
+} else if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const topIndex = process.argv.indexOf("--top");
   const top = topIndex > 0 ? Number(process.argv[topIndex + 1]) : 5;
   const named = process.argv

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh machine: Node >= 22, pnpm, dependencies, a Docker
-# engine (started here when we are root on Debian), and the sandbox images.
+# engine (started here when we are root on Debian), and the sandbox images: what the main job
+# (scripts/demo.sh) needs, nothing more. What only the tests need is scripts/setup-tests.sh's.
 # Source it (". scripts/setup.sh") to get PATH; running it also works.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -73,28 +74,3 @@ say "docker engine answers"
 
 # 4. Sandbox images ------------------------------------------------------------
 (cd "$ROOT" && node scripts/build-images.ts)
-
-# 5. Remote engines and Podman, for the tests (root on Debian only) ------------------------------
-# The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports. The
-# ssh login is its own user in the docker group, since root's shell start-up may be slow on a
-# developer machine. The Podman tests start `podman system service` themselves, as root and as that
-# user (rootless: newuidmap from uidmap, and the user's subordinate ids).
-if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
-  missing=""
-  for tool in /usr/bin/stunnel4 /usr/sbin/sshd /usr/bin/podman /usr/bin/newuidmap; do [ -x "$tool" ] || missing=1; done
-  if [ -n "$missing" ]; then
-    say "installing stunnel4, openssh-server, podman and uidmap from Debian's packages"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server podman uidmap >/dev/null
-  fi
-  if ! id codeaction-remote >/dev/null 2>&1; then
-    say "creating the user codeaction-remote (the tests' ssh login to the engine)"
-    useradd --create-home --shell /bin/bash codeaction-remote
-  fi
-  # "*": no password login, but not a locked account (sshd without PAM refuses locked ones, even with a key).
-  usermod -p '*' codeaction-remote
-  getent group docker >/dev/null && usermod -aG docker codeaction-remote
-  # Subordinate ids for rootless Podman (useradd adds them only where /etc/subuid already exists).
-  grep -q '^codeaction-remote:' /etc/subuid 2>/dev/null || usermod --add-subuids 100000-165535 codeaction-remote
-  grep -q '^codeaction-remote:' /etc/subgid 2>/dev/null || usermod --add-subgids 100000-165535 codeaction-remote
-fi

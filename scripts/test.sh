@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The whole test suite: set-up (idempotent), type-check, lint, the unit, docker and security
+# The whole test suite: set-up (idempotent: scripts/setup.sh, what the main job needs, then
+# scripts/setup-tests.sh, what only the tests need), type-check, lint, the unit, docker and security
 # projects against the real engine, the packages built and installed as a user would (packaging),
 # then the faults project alone (it restarts dockerd).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # shellcheck source=setup.sh
 source "$ROOT/scripts/setup.sh"
+bash "$ROOT/scripts/setup-tests.sh"
 cd "$ROOT"
 echo "[test] pnpm typecheck" >&2
 pnpm typecheck
@@ -15,6 +17,11 @@ echo "[test] node scripts/sync-docs.ts --check (docs' code matches the tested ex
 node scripts/sync-docs.ts --check
 echo "[test] node scripts/check-cycles.ts (no import cycles)" >&2
 node scripts/check-cycles.ts
+echo "[test] node scripts/file-lengths.ts and scripts/function-lengths.ts --check (400 lines a file, 60 a function)" >&2
+node scripts/file-lengths.ts
+node scripts/function-lengths.ts --check
+echo "[test] node scripts/check-timing-assertions.ts (no wall-clock assertions outside bench/)" >&2
+node scripts/check-timing-assertions.ts
 echo "[test] vitest: unit, docker and security projects" >&2
 pnpm vitest run --project unit --project docker --project security "$@"
 echo "[test] pnpm build, then the packaging project (packed tarballs installed by npm and pnpm under /tmp)" >&2

@@ -25,6 +25,26 @@ async function podmanContainers(service: PodmanService, label: string, value: st
   return list.map((container) => container.Id);
 }
 
+/** Podman's container events since `since` (seconds), as its Docker-compatible API reports them. */
+async function podmanEvents(
+  service: PodmanService,
+  since: number,
+): Promise<{ action: string; labels: Record<string, string> }[]> {
+  const { docker } = await connectDocker({ engine: { host: service.host } });
+  const stream = await docker.getEvents({
+    since,
+    until: Math.floor(Date.now() / 1000) + 1,
+    filters: { type: ["container"] },
+  });
+  let text = "";
+  for await (const chunk of stream as AsyncIterable<Buffer>) text += chunk.toString();
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as { Action: string; Actor?: { Attributes?: Record<string, string> } })
+    .map((event) => ({ action: event.Action, labels: event.Actor?.Attributes ?? {} }));
+}
+
 /** What the program reports from inside: privileges, seccomp, user, filesystem, network, limits, masks. */
 const acceptanceProgram = [
   "import ctypes, json, os, socket",
@@ -118,7 +138,11 @@ describe.concurrent("Podman", () => {
     expect(await podmanContainers(service, labelKeys.managerId, manager.managerId)).toEqual([]);
   }, 300_000);
 
-  test("a code-action turn", async () => {
+  test("a code-action turn runs on Podman and leaves nothing there", async () => {
+    // This process's containers on Podman that the acceptance case's manager did not make: the turn's.
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const turns = (labels: Record<string, string>) =>
+      labels[labelKeys.ownerPid] === String(process.pid) && labels[labelKeys.managerId] !== manager.managerId;
     const outcome = await runAgentCase({
       backend: "docker",
       programs: ["print('RESULT: ' + str(sum(range(10))))"],
@@ -126,6 +150,16 @@ describe.concurrent("Podman", () => {
     });
     expect(outcome.error).toBeUndefined();
     expect(outcome.result?.answer).toContain("45");
+    // Podman made the turn's container (its own events say so) ...
+    const events = await podmanEvents(service, since);
+    expect(events.filter((event) => event.action === "create" && turns(event.labels))).not.toEqual([]);
+    // ... and none is left there (runAgentCase's own leftover check looks at Docker).
+    const { docker } = await connectDocker({ engine: { host: service.host } });
+    const left = await docker.listContainers({
+      all: true,
+      filters: { label: [`${labelKeys.ownerPid}=${process.pid}`] },
+    });
+    expect(left.filter((container) => turns(container.Labels ?? {}))).toEqual([]);
   }, 300_000);
 
   test("codeaction doctor recognises Podman and proves the limits and privileges", async () => {

@@ -16,7 +16,7 @@ import { join } from "node:path";
 // `podman system service` on a socket of the test's own, as root or as a user with subordinate ids
 // (rootless: its own runtime folder and image store). Started and stopped by the tests.
 
-/** The user scripts/setup.sh creates with subordinate ids (also the remote tests' ssh login). */
+/** The user scripts/setup-tests.sh creates with subordinate ids (also the remote tests' ssh login). */
 export const rootlessUser = "codeaction-remote";
 
 export type PodmanService = {
@@ -31,7 +31,9 @@ export type PodmanService = {
 function requirePodman(): void {
   for (const path of ["/usr/bin/podman", "/usr/bin/newuidmap"]) {
     if (!existsSync(path)) {
-      throw new Error(`${path} is missing: run scripts/setup.sh as root, which installs podman and uidmap`);
+      throw new Error(
+        `${path} is missing: run scripts/setup-tests.sh as root (scripts/test.sh does), which installs podman and uidmap`,
+      );
     }
   }
 }

@@ -333,23 +333,15 @@ print("RESULT:", json.dumps([echo(value=payload)["echoed"] for payload in payloa
     expect(existsSync(`/tmp/${hostileMarker}-b10`)).toBe(false);
   });
 
-  test("1,000 calls in about a second: every one answered, the host stays responsive", async () => {
+  // How long the host's event loop stalls meanwhile is measured by the benchmark (bench/fail-fast.ts).
+  test("1,000 calls from 8 threads at once: every one answered, in order", async () => {
     const { tool, calls } = echoTool();
-    let longestStallMs = 0;
-    let last = performance.now();
-    const ticker = setInterval(() => {
-      const now = performance.now();
-      longestStallMs = Math.max(longestStallMs, now - last);
-      last = now;
-    }, 10);
-    try {
-      const run = await runCase(manager, {
-        tools: [tool],
-        maxToolCalls: 1000,
-        execTimeout: 110,
-        program: `
-import json, threading, time
-started = time.monotonic()
+    const run = await runCase(manager, {
+      tools: [tool],
+      maxToolCalls: 1000,
+      execTimeout: 110,
+      program: `
+import json, threading
 answers = [None] * 1000
 def work(offset):
     for index in range(offset, 1000, 8):
@@ -357,16 +349,10 @@ def work(offset):
 threads = [threading.Thread(target=work, args=(offset,)) for offset in range(8)]
 for thread in threads: thread.start()
 for thread in threads: thread.join()
-print("RESULT:", json.dumps({"right": answers == list(range(1000)), "seconds": time.monotonic() - started}))
+print("RESULT:", json.dumps({"right": answers == list(range(1000))}))
 `,
-      });
-      const outcome = resultJson<{ right: boolean; seconds: number }>(run);
-      expect(outcome.right).toBe(true);
-      expect(calls).toHaveLength(1000);
-    } finally {
-      clearInterval(ticker);
-    }
-    // The event loop never stalled for long: answering is asynchronous (a generous bound).
-    expect(longestStallMs).toBeLessThan(1000);
+    });
+    expect(resultJson<{ right: boolean }>(run).right).toBe(true);
+    expect(calls).toHaveLength(1000);
   });
 });

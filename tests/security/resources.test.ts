@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
+import type { ToolSpec } from "@codeaction/core";
 import type { SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { ProgramRun } from "../../packages/core/src/code-action/run-program.ts";
 import { ContainerReplaced, leftoverProcesses } from "../../packages/sandbox/test/process-list.ts";
 import { backends, hostileMarker, readyManager, resultJson, runCase } from "../support/harness.ts";
 
@@ -10,9 +12,18 @@ import { backends, hostileMarker, readyManager, resultJson, runCase } from "../s
 
 const limits = { pidsLimit: 64, memoryLimit: "192M", diskLimit: "16M", cpuLimit: 0.5 } as const;
 
+/** Whether the session's container runs; a container already removed (404) does not, any other failure is thrown. */
+async function isRunning(session: SandboxSession): Promise<boolean> {
+  const info = await session.inspect().catch((error: { statusCode?: number }) => {
+    if (error.statusCode === 404) return undefined;
+    throw error;
+  });
+  return info?.State.Running === true;
+}
+
 /** A container that stopped left nothing running; a running one is listed. */
 async function expectNothingLeft(session: SandboxSession): Promise<void> {
-  const running = async () => (await session.inspect().catch(() => undefined))?.State.Running === true;
+  const running = () => isRunning(session);
   if (!(await running())) return;
   const left = await leftoverProcesses(session).catch(async (error: Error) => {
     // gVisor: a bomb can take the whole sandbox down between the check and the listing (the session
@@ -21,6 +32,15 @@ async function expectNothingLeft(session: SandboxSession): Promise<void> {
     throw error;
   });
   expect(left).toEqual([]);
+}
+
+/**
+ * A bomb under gVisor ended by its deadline, a limit or the sandbox's end, or by itself with
+ * `bounded` holding (what it reports shows a limit stopped it); never a plain error.
+ */
+function expectBombStopped(run: ProgramRun, bounded: () => void): void {
+  if (run.status === "ok") bounded();
+  else expect(["timeout", "oom", "infrastructure"]).toContain(run.status);
 }
 
 describe.each(backends)("resources (backend %s)", (backend) => {
@@ -38,9 +58,31 @@ describe.each(backends)("resources (backend %s)", (backend) => {
 
   const bombDeadline = backend === "gvisor" ? 20 : 60;
 
-  /** While a bomb runs: another sandbox still answers, and the host can still start a process. */
-  const neighbourStillWorks = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+  /**
+   * A bomb calls this tool as it starts (its marker): `neighbourStillWorks` waits for the call, so
+   * the neighbour is asked while the bomb runs.
+   */
+  const bombMarker = () => {
+    let started: () => void = () => {};
+    const seen = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const tool: ToolSpec = {
+      name: "bomb_started",
+      description: "Called by the bomb as it starts.",
+      origin: "tool",
+      inputSchema: { type: "object", properties: {} },
+      invoke: async () => {
+        started();
+        return "ok";
+      },
+    };
+    return { tool, seen };
+  };
+
+  /** While a bomb runs (after its marker): another sandbox still answers, and the host can still start a process. */
+  const neighbourStillWorks = (marker: Promise<void>) => async () => {
+    await marker;
     const other = await roomy.createSession({ deadlineSeconds: 120 });
     try {
       const result = await other.execute("echo neighbour alive", { timeout: 30 });
@@ -52,9 +94,12 @@ describe.each(backends)("resources (backend %s)", (backend) => {
   };
 
   test("R1: a fork bomb stops at the pids limit; the host and other sandboxes are unaffected", async () => {
+    const marker = bombMarker();
     const run = await runCase(tight, {
+      tools: [marker.tool],
       program: `
 import json, os, time
+bomb_started()
 main = os.getpid()
 refused = 0
 started = time.monotonic()
@@ -68,24 +113,28 @@ if os.getpid() != main:
     os._exit(0)
 print("RESULT:", json.dumps({"refused": refused}))
 `,
-      during: neighbourStillWorks,
+      during: neighbourStillWorks(marker.seen),
       after: expectNothingLeft,
       execTimeout: bombDeadline,
     });
     if (backend === "docker") {
       expect(resultJson<{ refused: number }>(run).refused).toBeGreaterThan(0);
     } else {
-      // gVisor's tasks are not host processes: the bomb is bounded by gVisor's own limits and memory,
-      // or the program starves and is killed at its deadline (timeout), or it takes the sandbox down
-      // (infrastructure); either way the neighbour and the host carry on.
-      expect(["ok", "oom", "error", "timeout", "infrastructure"]).toContain(run.status);
+      // gVisor's tasks are not host processes, so the pids limit does not stop them: the bomb starves
+      // and is killed at its deadline (timeout, what is seen here), hits the memory limit (oom) or
+      // takes the sandbox down (infrastructure); either way the neighbour and the host carry on. It
+      // may end by itself only with forks refused.
+      expectBombStopped(run, () => expect(resultJson<{ refused: number }>(run).refused).toBeGreaterThan(0));
     }
   });
 
   test("R2: a thread bomb stops at the limit; the host and other sandboxes are unaffected", async () => {
+    const marker = bombMarker();
     const run = await runCase(tight, {
+      tools: [marker.tool],
       program: `
 import json, threading, time
+bomb_started()
 started = 0
 try:
     while started < 100000:
@@ -95,14 +144,16 @@ except RuntimeError as error:
     stopped = str(error)
 print("RESULT:", json.dumps({"threads": started}))
 `,
-      during: neighbourStillWorks,
+      during: neighbourStillWorks(marker.seen),
       after: expectNothingLeft,
       execTimeout: bombDeadline,
     });
     if (backend === "docker") {
       expect(resultJson<{ threads: number }>(run).threads).toBeLessThan(limits.pidsLimit);
     } else {
-      expect(["ok", "oom", "error", "timeout", "infrastructure"]).toContain(run.status);
+      expectBombStopped(run, () =>
+        expect(resultJson<{ threads: number }>(run).threads).toBeLessThan(100_000),
+      );
     }
   });
 
@@ -184,6 +235,7 @@ sys.stderr.write("flood done\\n")
     }
   });
 
+  // How soon after the deadline the kill lands is measured by the benchmark (bench/fail-fast.ts).
   test("R6: a busy loop on every core is throttled to the CPU limit and killed at the deadline", async () => {
     const outcome = resultJson<{ cpuSeconds: number; wallSeconds: number }>(
       await runCase(tight, {
@@ -208,6 +260,7 @@ print("RESULT:", json.dumps({"cpuSeconds": cpu, "wallSeconds": time.monotonic() 
       }),
     );
     // Unthrottled, the loops would use about cores x 3 s; the limit is half a CPU.
+    // timing-lint: allowed (CPU time against the run's own wall time: the CPU limit, not a speed)
     expect(outcome.cpuSeconds).toBeLessThan(limits.cpuLimit * outcome.wallSeconds * 1.5 + 0.5);
     const endless = await runCase(tight, {
       program: "while True:\n    pass\n",
@@ -215,7 +268,6 @@ print("RESULT:", json.dumps({"cpuSeconds": cpu, "wallSeconds": time.monotonic() 
       after: expectNothingLeft,
     });
     expect(endless.status).toBe("timeout");
-    expect(endless.runMs).toBeLessThan(2000 + 10_000);
   });
 
   test("R7: stdin is empty, and time.sleep(10**6) is killed at the deadline", async () => {
@@ -230,7 +282,6 @@ time.sleep(10**6)
     });
     expect(run.status).toBe("timeout");
     expect(run.stdout).toContain("stdin held 0 bytes");
-    expect(run.runMs).toBeLessThan(2000 + 10_000);
   });
 
   test("R8: a program that traps SIGTERM (and its children) is still gone at the deadline", async () => {

@@ -12,7 +12,7 @@ const dockerSocket = "/var/run/docker.sock";
 function requireTool(path: string, name: string): void {
   if (!existsSync(path)) {
     throw new Error(
-      `${name} is missing (${path}): run scripts/setup.sh as root, which installs stunnel4 and openssh-server`,
+      `${name} is missing (${path}): run scripts/setup-tests.sh as root (scripts/test.sh does), which installs stunnel4 and openssh-server`,
     );
   }
 }
@@ -52,15 +52,19 @@ const newKey = (keyFile: string) => [
   keyFile,
 ];
 
-/** Starts a front end and resolves once it listens on `port` (its stderr, bounded, explains a failure). */
-async function startListening(command: string, args: string[], port: number): Promise<ChildProcess> {
+/** Starts a front end and resolves once it listens on `port`; its stderr is kept (the last 20,000 characters). */
+async function startListening(
+  command: string,
+  args: string[],
+  port: number,
+): Promise<{ child: ChildProcess; log: () => string }> {
   const child = spawn(command, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => {
-    if (log.length < 20_000) log += String(chunk);
+    log = (log + String(chunk)).slice(-20_000);
   });
   await waitForPort(port, child, () => log);
-  return child;
+  return { child, log: () => log };
 }
 
 function openssl(folder: string, ...args: string[]): void {
@@ -131,6 +135,8 @@ export type TlsFront = {
   rogueCertPath: string;
   /** Only ca.pem: no client certificate at all. */
   caOnlyPath: string;
+  /** What stunnel logged (its last 20,000 characters): the certificates it rejected. */
+  log: () => string;
   stop: () => void;
 };
 
@@ -170,13 +176,14 @@ export async function startTlsFront(): Promise<TlsFront> {
   const caOnlyPath = join(folder, "ca-only");
   mkdirSync(caOnlyPath);
   writeFileSync(join(caOnlyPath, "ca.pem"), readFileSync(join(folder, "ca.pem")));
-  const child = await startListening("/usr/bin/stunnel4", [join(folder, "stunnel.conf")], port);
+  const { child, log } = await startListening("/usr/bin/stunnel4", [join(folder, "stunnel.conf")], port);
   return {
     port,
     host: `tcp://127.0.0.1:${port}`,
     goodCertPath: certificateFolder(folder, "good", "client", "ca"),
     rogueCertPath: certificateFolder(folder, "bad", "rogue", "ca"),
     caOnlyPath,
+    log,
     stop: () => {
       child.kill("SIGKILL");
       rmSync(folder, { recursive: true, force: true });
@@ -202,7 +209,7 @@ function sshKey(folder: string, name: string): string {
   return path;
 }
 
-/** The login user scripts/setup.sh creates: in the docker group, with a plain shell (root's may be slow to start). */
+/** The login user scripts/setup-tests.sh creates: in the docker group, with a plain shell (root's may be slow to start). */
 export const remoteUser = "codeaction-remote";
 
 /** The local engine behind sshd on a loopback port (`remoteUser` logs in with a key made here). */
@@ -211,7 +218,9 @@ export async function startSshFront(): Promise<SshFront> {
   try {
     execFileSync("id", [remoteUser], { stdio: "pipe" });
   } catch {
-    throw new Error(`the user ${remoteUser} does not exist: run scripts/setup.sh as root, which creates it`);
+    throw new Error(
+      `the user ${remoteUser} does not exist: run scripts/setup-tests.sh as root (scripts/test.sh does), which creates it`,
+    );
   }
   const folder = mkdtempSync(join(tmpdir(), "codeaction-ssh-"));
   // sshd reads authorized_keys as the login user.
@@ -244,7 +253,11 @@ export async function startSshFront(): Promise<SshFront> {
       "",
     ].join("\n"),
   );
-  const child = await startListening("/usr/sbin/sshd", ["-D", "-e", "-f", join(folder, "sshd_config")], port);
+  const { child } = await startListening(
+    "/usr/sbin/sshd",
+    ["-D", "-e", "-f", join(folder, "sshd_config")],
+    port,
+  );
   return {
     port,
     host: `ssh://${remoteUser}@127.0.0.1:${port}`,

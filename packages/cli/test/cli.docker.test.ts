@@ -232,13 +232,20 @@ async function containerEventsOf(pid: number | undefined, since: number) {
 describe("codeaction ask's sandbox, started in a worker thread while LangChain loads", () => {
   it("runs the turn in the one container it started, and removes it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
+    // A data file makes ask start its prelaunch on any machine (without one, only above two cores).
+    await writeFile(join(folder, "one.csv"), "one\n1\n");
     const replay = await programReplay("one.json", ['print("RESULT: 1")']);
-    const run = await runCli(["ask", "--replay", replay, "--no-journal", "What is one?"], { cwd: folder });
+    const run = await runCli(
+      ["ask", "--csv", "one.csv", "--replay", replay, "--no-journal", "--debug", "What is one?"],
+      { cwd: folder },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toBe("1\n");
+    // The manager used the prelaunch: its engine checks, and its container (no "not used" line).
+    expect(run.stderr).toContain("engine checks: the prelaunch's, same settings");
+    expect(run.stderr).not.toContain("prelaunched container not used");
     const { created, destroyed, left } = await containerEventsOf(run.pid, since);
-    // One create: the prelaunched container (more than two cores) was taken over, not replaced by
-    // one of the manager's own; on two cores there is no prelaunch and no warm pool either.
+    // One create: the prelaunched container was taken over, not replaced by one of the manager's own.
     expect(created).toHaveLength(1);
     expect(destroyed).toEqual(created);
     expect(left).toEqual([]);

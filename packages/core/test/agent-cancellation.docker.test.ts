@@ -69,14 +69,38 @@ describe("cancelling a code-action turn against the real engine", () => {
   });
 
   test("abort while the program runs: AbortError with the attempt, container removed; the next turn works", async () => {
-    const model = new ScriptedChatModel([sleeper, secondTurn]);
-    await using agent = await buildAgent({ model, pattern: "code-action", sandbox: { pool: 0 } });
+    // The program prints a marker and says so through a tool, then sleeps: the abort comes once that
+    // tool's result is back (the program runs), not after a guessed time.
+    const asleep = tool(async () => "ok", {
+      name: "falling_asleep",
+      description: "Says the program is about to sleep.",
+      schema: z.object({}),
+    });
+    const model = new ScriptedChatModel([
+      programReply(
+        'import time\nfrom codeaction_tools import falling_asleep\nprint("marker: running", flush=True)\nfalling_asleep()\ntime.sleep(600)\nprint("RESULT: late")',
+      ),
+      secondTurn,
+    ]);
+    await using agent = await buildAgent({
+      model,
+      pattern: "code-action",
+      sandbox: { pool: 0 },
+      extraTools: [asleep],
+    });
     const controller = new AbortController();
-    const turn = agent.invoke("sleep", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("client disconnected")), 3000);
-    const error = await turn.catch((thrown: unknown) => thrown);
+    const seen: string[] = [];
+    const events = await agent.stream("sleep", { signal: controller.signal });
+    const error = await (async () => {
+      for await (const event of events) {
+        seen.push(event.type);
+        if (event.type === "tool-result") controller.abort(new Error("client disconnected"));
+      }
+    })().catch((thrown: unknown) => thrown);
+    expect(seen).toEqual(["program-start", "tool-call", "tool-result", "program-end"]);
     expect(AbortError.isInstance(error)).toBe(true);
     expect((error as AbortError).attempts.map((attempt) => attempt.status)).toEqual(["aborted"]);
+    expect((error as AbortError).attempts[0]?.stdout).toContain("marker: running");
     expect(containersOfThisProcess()).toEqual([]);
     expect((await agent.invoke("1 + 1?")).answer).toBe("2");
   });

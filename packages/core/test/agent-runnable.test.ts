@@ -6,7 +6,11 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AbortError, buildAgent, CodeActionError, ConfigError, ModelCallError } from "../src/index.ts";
 import { toMessages } from "../src/input-messages.ts";
-import { ScriptedChatModel, startOpenAIFixture } from "../src/testing/index.ts";
+import {
+  ScriptedChatModel,
+  ScriptedRepliesExhaustedError,
+  startOpenAIFixture,
+} from "../src/testing/index.ts";
 import { RunRecorder } from "./run-recorder.ts";
 
 const add = () =>
@@ -217,7 +221,13 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
   });
 
   it("works with batch, withConfig, pipe, and models wrapped in withRetry and withFallbacks", async () => {
-    const flaky = new ScriptedChatModel([{ toolCalls: [{ name: "add", args: { a: 1, b: 1 } }] }, "2", "4"]);
+    const flaky = new ScriptedChatModel([
+      { toolCalls: [{ name: "add", args: { a: 1, b: 1 } }] },
+      "2",
+      "4",
+      "5",
+      "6",
+    ]);
     // A model with no replies throws on every call: the fallback answers.
     const failing = new ScriptedChatModel([]);
     await using agent = await buildAgent({
@@ -231,8 +241,12 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
     expect(flaky.calls[0]?.tools).toHaveLength(1);
     const piped = agent.withConfig({ runName: "inner" }).pipe((result) => result.answer.toUpperCase());
     expect(await piped.invoke("2 + 2?")).toBe("4");
-    const [first] = await agent.batch(["x"], {}, { returnExceptions: true });
-    expect(CodeActionError.isInstance(first) || first instanceof Error).toBe(true);
+    // One input after the other: each gets the next reply, in order.
+    const answers = await agent.batch(["2 + 3?", "3 + 3?"], { maxConcurrency: 1 });
+    expect(answers.map((result) => result.answer)).toEqual(["5", "6"]);
+    // The replies are used up: the model's own error comes back in its place, not thrown.
+    const [exhausted] = await agent.batch(["x"], {}, { returnExceptions: true });
+    expect(ScriptedRepliesExhaustedError.isInstance(exhausted), String(exhausted)).toBe(true);
   });
 
   it("close(), shutdown() (its deprecated old name) and `await using` end the agent: a later turn is refused", async () => {

@@ -27,7 +27,6 @@ describe("connectDocker", () => {
     servers.push(silentServer);
     await new Promise<void>((resolve) => silentServer.listen(silent, resolve));
 
-    const startedAt = Date.now();
     let caught: unknown;
     try {
       await connectDocker({
@@ -40,7 +39,6 @@ describe("connectDocker", () => {
     } catch (error) {
       caught = error;
     }
-    expect(Date.now() - startedAt).toBeLessThan(2000);
     expect(DockerUnavailableError.isInstance(caught)).toBe(true);
     const error = caught as DockerUnavailableError;
     expect(error.code).toBe("docker-unavailable");

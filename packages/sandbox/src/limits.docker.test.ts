@@ -36,7 +36,6 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     expect(time).toMatchObject({ exitCode: -1, timedOut: true, oomKilled: false });
     expect(time.stderr.endsWith("Command timed out after 5 seconds; its processes were killed")).toBe(true);
     expect(time.durationMs).toBeGreaterThanOrEqual(5000);
-    expect(time.durationMs).toBeLessThan(5000 + 10_000); // killed, not left to run (generous under load)
     expect(await leftoverProcesses(session)).toEqual([]);
     expect((await session.execute("echo still here")).stdout).toBe("still here\n");
   });

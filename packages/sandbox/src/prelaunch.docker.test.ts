@@ -172,9 +172,13 @@ describe("a prelaunched container", () => {
   test("closed before anyone takes it is removed; one that failed says why and creates nothing", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const untaken = SandboxPrelaunch.start({ network: "none" });
+    // Its worker made its container (what close() must remove) before it is closed.
+    await expect.poll(() => containersOf(untaken.managerId), { timeout: 60_000 }).toHaveLength(1);
     await untaken.close();
     const events = await eventsOf(untaken.managerId, since);
-    for (const id of created(events)) expect(events).toContainEqual({ action: "destroy", id });
+    const made = created(events);
+    expect(made).toHaveLength(1);
+    expect(events).toContainEqual({ action: "destroy", id: made[0] });
     expect(await containersOf(untaken.managerId)).toEqual([]);
 
     const failing = SandboxPrelaunch.start({ network: "none", image: "codeaction/no-such-image:1" });

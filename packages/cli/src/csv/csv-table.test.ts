@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CsvInputError } from "../errors/csv-input-error.ts";
-import { countLines, readRows, scanCsv, tableName } from "./csv-table.ts";
+import { countLines, scanCsv, tableName } from "./csv-table.ts";
 import { describeTable } from "./csv-tool.ts";
+import { readRows } from "./row-reader.ts";
 
 let folder: string;
 beforeAll(async () => {

@@ -1,34 +1,14 @@
+// One scan of a data file: its columns typed (from every cell, or from a sample of a big file, the
+// rest counted), what describes it to a model without keeping its rows. Its records come from
+// table-records.ts, its columns from column-scan.ts; row-reader.ts reads its rows afterwards.
 import { createReadStream } from "node:fs";
 import { open, stat } from "node:fs/promises";
 import { basename, extname } from "node:path";
-import { CsvError, parse } from "csv-parse";
 import { CsvInputError } from "../errors/csv-input-error.ts";
-import {
-  type CellValue,
-  type ColumnType,
-  classifyCell,
-  convertCell,
-  convertSampledCell,
-  widenType,
-} from "./column-types.ts";
-import {
-  type DataFormat,
-  readSourceRecords,
-  type SourceReadOptions,
-  type SourceRecord,
-} from "./data-formats.ts";
+import { ColumnScan, type CsvColumn, headerNames } from "./column-scan.ts";
+import type { DataFormat } from "./data-formats.ts";
 import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
-
-export type CsvColumn = {
-  name: string;
-  type: ColumnType;
-  /** Every distinct value of a str column when there are few of them (a category), else undefined. */
-  categories?: string[];
-  /** True when every value of a str column is an ISO date (YYYY-MM-DD). */
-  isoDates?: boolean;
-  /** True when at least one cell is blank (null in the rows). */
-  hasEmpty: boolean;
-};
+import { readRecords } from "./table-records.ts";
 
 /** What one scan of a CSV file found: enough to describe it to a model without keeping its rows. */
 export type CsvTable = {
@@ -72,13 +52,7 @@ export type TypingSample = {
  */
 export const typingSampleBytes = 4 * 1024 * 1024;
 
-export type CsvRow = Record<string, CellValue>;
-
 const sampleBytes = 64 * 1024;
-const maxCategories = 12;
-const maxCategoryLength = 40;
-const isoDatePattern = /^\d{4}-\d{2}-\d{2}$/;
-
 /** What a scan reports as it goes: rows read so far, and bytes of the file where the format streams them. */
 export type ScanProgress = { rows: number; bytesRead?: number; totalBytes: number };
 
@@ -206,197 +180,6 @@ function emptyFile(file: string): CsvInputError {
   });
 }
 
-/** Every column's type, categories, dates and blanks, from one cell at a time. */
-class ColumnScan {
-  rowCount = 0;
-  /** About how many bytes the rows take as CSV text. */
-  textBytes = 0;
-  private types: ColumnType[];
-  private categories: (Set<string> | undefined)[];
-  private isoDates: boolean[];
-  private hasEmpty: boolean[];
-  /** True once a cell held a line break (a quoted one: the record spans lines). */
-  sawLineBreak = false;
-
-  readonly header: string[];
-  private declaredTypes: ColumnType[] | undefined;
-
-  constructor(header: string[], declaredTypes?: ColumnType[]) {
-    this.header = header;
-    this.declaredTypes = declaredTypes;
-    this.types = header.map(() => "empty");
-    this.categories = header.map(() => new Set<string>());
-    this.isoDates = header.map(() => true);
-    this.hasEmpty = header.map(() => false);
-  }
-
-  add(record: string[]): void {
-    this.rowCount += 1;
-    this.textBytes += record.length;
-    for (let index = 0; index < record.length; index += 1) {
-      const cell = record[index]!;
-      this.textBytes += cell.length;
-      if (!this.sawLineBreak && cell.includes("\n")) this.sawLineBreak = true;
-      const cellType = classifyCell(cell);
-      if (cellType === "empty") {
-        this.hasEmpty[index] = true;
-        continue;
-      }
-      this.types[index] = widenType(this.types[index]!, cellType);
-      const seen = this.categories[index];
-      if (seen && cell.length <= maxCategoryLength) {
-        seen.add(cell);
-        if (seen.size > maxCategories) this.categories[index] = undefined;
-      } else if (seen) {
-        this.categories[index] = undefined;
-      }
-      if (this.isoDates[index] && !isoDatePattern.test(cell)) this.isoDates[index] = false;
-    }
-  }
-
-  columns(): CsvColumn[] {
-    return this.header.map((name, index): CsvColumn => {
-      const type = withDeclaredType(this.types[index]!, this.declaredTypes?.[index]);
-      const column: CsvColumn = { name, type, hasEmpty: this.hasEmpty[index]! };
-      if (type === "str") {
-        const values = this.categories[index];
-        if (values && this.rowCount > values.size) column.categories = [...values].sort();
-        if (this.isoDates[index]) column.isoDates = true;
-      }
-      return column;
-    });
-  }
-}
-
-/**
- * A column's type from its values, corrected by the type its file declares: a declared str stays
- * str (a string column of digits), a declared type fills a column with no values, and an int
- * column the schema declares float is float. A declared int column whose values read as float
- * holds an int64 beyond 2^53: it is str, exactly as written (a number would round it).
- */
-function withDeclaredType(scanned: ColumnType, declared: ColumnType | undefined): ColumnType {
-  if (declared === undefined) return scanned;
-  if (declared === "str" || scanned === "empty") return declared;
-  if (declared === "float" && scanned === "int") return "float";
-  if (declared === "int" && scanned === "float") return "str";
-  return scanned;
-}
-
-/**
- * The typed rows of a scanned table, `offset` rows skipped and at most `limit` returned, read as a
- * stream so only the rows returned are held in memory.
- */
-export async function readRows(
-  table: CsvTable,
-  options: { offset?: number; limit?: number } = {},
-): Promise<CsvRow[]> {
-  const reader = openRowReader(table, { offset: options.offset ?? 0 });
-  try {
-    return await reader.read(options.limit ?? Number.POSITIVE_INFINITY);
-  } finally {
-    await reader.close();
-  }
-}
-
-/** A position in a table's rows that reads on from where it stopped: paging costs one pass, not one per page. */
-export type RowReader = {
-  /** The index of the next row read returns. */
-  readonly position: number;
-  skip(count: number): Promise<void>;
-  read(limit: number): Promise<CsvRow[]>;
-  close(): Promise<void>;
-};
-
-/**
- * A reader at row `offset`: a parquet file's rows start at the row group that holds it (found
- * through its metadata); the other formats read their rows up to it.
- */
-export function openRowReader(table: CsvTable, options: { offset?: number } = {}): RowReader {
-  const offset = options.offset ?? 0;
-  const rowStart = table.format === "parquet" ? offset : 0;
-  const records = readRecords(table, { rowStart });
-  let position = offset;
-  let headerRead = false;
-  const nextRecord = async (): Promise<string[] | undefined> => {
-    if (!headerRead) {
-      headerRead = true;
-      if ((await records.next()).done) return undefined;
-      for (let skipped = rowStart; skipped < offset; skipped += 1) {
-        if ((await records.next()).done) return undefined;
-      }
-    }
-    const item = await records.next();
-    return item.done ? undefined : item.value.record;
-  };
-  return {
-    get position() {
-      return position;
-    },
-    async skip(count) {
-      for (let skipped = 0; skipped < count; skipped += 1) {
-        if ((await nextRecord()) === undefined) return;
-        position += 1;
-      }
-    },
-    async read(limit) {
-      const rows: CsvRow[] = [];
-      while (rows.length < limit) {
-        const record = await nextRecord();
-        if (record === undefined) break;
-        const row: CsvRow = {};
-        // Beyond a typing sample a cell may not fit its column's type: it then comes as its text.
-        const convert = table.sample ? convertSampledCell : convertCell;
-        table.columns.forEach((column, columnIndex) => {
-          row[column.name] = convert(record[columnIndex] ?? "", column.type);
-        });
-        rows.push(row);
-        position += 1;
-      }
-      return rows;
-    },
-    async close() {
-      await records.return(undefined);
-    },
-  };
-}
-
-/**
- * The records of a data file as text cells, the header first, whatever its format (see
- * SourceReadOptions for `sampleBytes` and `rowStart`, which CSV and TSV ignore).
- */
-export function readRecords(
-  table: Pick<CsvTable, "file" | "format" | "delimiter"> & { keys?: string[] },
-  options: Omit<SourceReadOptions, "keys"> = {},
-) {
-  const { file, format } = table;
-  return format === "csv" || format === "tsv"
-    ? parseRecords(file, table.delimiter)
-    : readSourceRecords(file, format, { keys: table.keys, ...options });
-}
-
-async function* parseRecords(file: string, delimiter: Delimiter): AsyncGenerator<SourceRecord> {
-  const source = createReadStream(file);
-  const parser = source.pipe(parse({ delimiter, bom: true, skip_empty_lines: true, info: true }));
-  try {
-    for await (const item of parser as AsyncIterable<{
-      record: string[];
-      info: { lines: number; bytes: number };
-    }>) {
-      yield {
-        record: item.record,
-        line: item.info.lines,
-        bytesRead: source.bytesRead,
-        endByte: item.info.bytes,
-      };
-    }
-  } catch (error) {
-    throw csvProblem(file, error);
-  } finally {
-    source.destroy();
-    parser.destroy();
-  }
-}
-
 async function readSample(file: string): Promise<{ sizeBytes: number; sample: string }> {
   let handle: Awaited<ReturnType<typeof open>> | undefined;
   try {
@@ -415,55 +198,6 @@ async function readSample(file: string): Promise<{ sizeBytes: number; sample: st
   } finally {
     await handle?.close();
   }
-}
-
-function headerNames(record: string[], file: string): string[] {
-  const taken = new Set<string>();
-  return record.map((raw, index) => {
-    let name = raw.trim() || `column_${index + 1}`;
-    if (taken.has(name)) {
-      let suffix = 2;
-      while (taken.has(`${name}_${suffix}`)) suffix += 1;
-      name = `${name}_${suffix}`;
-    }
-    taken.add(name);
-    if (name.length > 200)
-      throw new CsvInputError({ file, line: 1, problem: "a column name is over 200 characters" });
-    return name;
-  });
-}
-
-function csvProblem(file: string, error: unknown): CsvInputError {
-  if (CsvInputError.isInstance(error)) return error;
-  if (error instanceof CsvError) {
-    const line = typeof error.lines === "number" ? error.lines : undefined;
-    switch (error.code) {
-      case "CSV_RECORD_INCONSISTENT_FIELDS_LENGTH": {
-        const match = /expect (\d+), got (\d+)/.exec(error.message);
-        const counts = match
-          ? `the row has ${match[2]} fields but the header has ${match[1]}`
-          : "the row has a different number of fields from the header";
-        return new CsvInputError({
-          file,
-          line,
-          problem: `${counts}; every row needs one field per column (quote fields that contain the delimiter)`,
-          cause: error,
-        });
-      }
-      case "CSV_QUOTE_NOT_CLOSED":
-        return new CsvInputError({
-          file,
-          line,
-          problem: "a quoted field is never closed (a missing closing quote)",
-          cause: error,
-        });
-      default:
-        return new CsvInputError({ file, line, problem: `malformed CSV: ${error.message}`, cause: error });
-    }
-  }
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return new CsvInputError({ file, problem: "no such file", cause: error });
-  return new CsvInputError({ file, problem: `cannot read it: ${(error as Error).message}`, cause: error });
 }
 
 /** "data/Q3 Orders.csv" -> "q3_orders". */

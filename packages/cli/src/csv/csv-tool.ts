@@ -1,15 +1,10 @@
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import type { CsvColumn } from "./column-scan.ts";
 import { pythonTypeName } from "./column-types.ts";
-import {
-  type CsvColumn,
-  type CsvRow,
-  type CsvTable,
-  openRowReader,
-  type RowReader,
-  type TypingSample,
-} from "./csv-table.ts";
+import type { CsvTable, TypingSample } from "./csv-table.ts";
 import { howToRead } from "./data-formats.ts";
+import { type CsvRow, openRowReader, type RowReader } from "./row-reader.ts";
 
 /**
  * About how much JSON one call may return. The rows cross the bridge as JSON, whose answers are

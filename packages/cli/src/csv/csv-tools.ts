@@ -8,10 +8,11 @@ import { dataFilePath } from "@codeaction/core/internal";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { stringify } from "csv-stringify";
 import { describeReading, type Progress } from "../terminal/progress.ts";
-import { type CsvTable, readRecords, type ScanProgress, scanCsv } from "./csv-table.ts";
+import { type CsvTable, type ScanProgress, scanCsv } from "./csv-table.ts";
 import { csvTool } from "./csv-tool.ts";
 import type { DataFileArgument } from "./data-formats.ts";
 import type { ScanJob } from "./scan-thread.ts";
+import { readRecords } from "./table-records.ts";
 
 export type LoadedData = {
   tables: CsvTable[];

@@ -6,8 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import writeExcelFile from "write-excel-file/node";
 import { type TwinFormat, writeTwins } from "../../test/data-twins.ts";
 import { cellText } from "./cell-text.ts";
-import { readRecords, readRows, type ScanProgress, scanCsv } from "./csv-table.ts";
+import { type ScanProgress, scanCsv } from "./csv-table.ts";
 import { formatFromPath } from "./data-formats.ts";
+import { readRows } from "./row-reader.ts";
+import { readRecords } from "./table-records.ts";
 
 const orders = new URL("../../../../examples/data/orders.csv", import.meta.url).pathname;
 let folder: string;

@@ -3,7 +3,7 @@ import { readFile, stat } from "node:fs/promises";
 import { extname } from "node:path";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
-import type { ColumnType } from "./column-types.ts";
+import type { SourceRecord } from "./source-record.ts";
 
 /** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
 export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
@@ -97,20 +97,6 @@ export function howToRead(format: DataFormat, path: string): string {
 
 /** Files read whole into memory (JSON arrays, xlsx) are refused above this size, with the way out. */
 export const maxWholeFileBytes = 256 * 1024 * 1024;
-
-/** One record of a data file as text cells, the header first; `line` locates it for error messages. */
-export type SourceRecord = {
-  record: string[];
-  line: number;
-  /** Bytes of the file read so far (a stream's position, a chunk ahead of the record). */
-  bytesRead?: number;
-  /** The byte offset just after this record (CSV and TSV). */
-  endByte?: number;
-  /** On the header: each column's type as the file's schema declares it (parquet). */
-  declaredTypes?: ColumnType[];
-  /** On the header: the file's row count from its metadata (parquet). */
-  totalRows?: number;
-};
 
 export type SourceReadOptions = {
   /** The JSON Lines columns from an earlier scan: saves the pass over the file that collects them. */

@@ -5,9 +5,10 @@ import { fromLangChainTool } from "@codeaction/core";
 import { asyncBufferFromFile, parquetMetadataAsync } from "hyparquet";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRows, scanCsv, typingSampleBytes } from "./csv-table.ts";
+import { scanCsv, typingSampleBytes } from "./csv-table.ts";
 import { csvTool, describeTable } from "./csv-tool.ts";
 import { loadCsvTools } from "./csv-tools.ts";
+import { readRows } from "./row-reader.ts";
 
 const rowCount = 100_000;
 /** Row groups of 30,000 rows, each column chunk in pages of about 64 KiB: a page read starts mid-chunk. */

@@ -13,7 +13,7 @@ import { compressors } from "hyparquet-compressors";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
 import type { ColumnType } from "./column-types.ts";
-import type { SourceRecord } from "./data-formats.ts";
+import type { SourceRecord } from "./source-record.ts";
 
 export type ParquetReadOptions = {
   /** The first row to read (0-based): reading starts in the row group that holds it. */

@@ -190,6 +190,8 @@ for index in itertools.count():
     });
     expect(run.status).toBe("tool-limit");
     expect(run.toolCalls.length).toBeLessThanOrEqual(5 + 100);
+    // Each ring was recorded (an empty list would make the next line true whatever happened).
+    expect(run.toolCalls.length).toBeGreaterThan(5);
     expect(run.toolCalls.every((call) => call.status === "invalid" || call.status === "limit")).toBe(true);
     expect(events.length).toBeLessThanOrEqual(2 * (5 + 100 + 16));
   });

@@ -773,7 +773,6 @@ time.sleep(300)
       execTimeout: 1,
     });
     expect(run.status).toBe("timeout");
-    expect(run.runMs).toBeLessThan(15_000);
     const pids = run.stdout.trim().split(" ").map(Number);
     expect(pids).toHaveLength(2);
     await new Promise((resolve) => setTimeout(resolve, 200));

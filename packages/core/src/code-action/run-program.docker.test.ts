@@ -178,7 +178,6 @@ while True:
     );
     expect(result.status).toBe("timeout");
     expect(result.stdout).toBe("started\n");
-    expect(result.runMs).toBeLessThan(20_000);
   });
 
   test("a daemon that outlives a successful program is gone when the run ends", async () => {

@@ -85,7 +85,6 @@ describe("status", () => {
     });
     expect(run.status).toBe("aborted");
     expect(run.exitCode).not.toBe(0);
-    expect(run.runMs).toBeLessThan(15_000);
   });
 
   test("a session whose spawn throws gives an infrastructure run", async () => {

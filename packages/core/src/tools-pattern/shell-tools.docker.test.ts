@@ -91,7 +91,7 @@ describe("shell mode", () => {
   });
 
   it("kills an endless command at its timeout with the partial output, and the next command works", async () => {
-    const { model, events, session } = await run([
+    const { model, session } = await run([
       {
         toolCalls: [
           {
@@ -111,9 +111,6 @@ describe("shell mode", () => {
     expect(killed).toContain("stdout:\nstarted");
     expect(killed).toContain("Command timed out after 2 seconds; its processes were killed");
     expect(killed).not.toContain("/workspace is empty again");
-    const first = events.find((event) => event.type === "tool-result");
-    // A generous bound (a loaded machine adds seconds), to prove it was killed rather than left to run.
-    expect(first?.type === "tool-result" && first.durationMs).toBeLessThan(2000 + 10_000);
 
     expect(toolResultBefore(model, 3)).toMatch(/^exit code: 0 .*\nstdout:\nnext\n/s);
     const processes = await session.execute(

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Idempotent set-up of what only the tests need, run by scripts/test.sh after scripts/setup.sh (the
+# demo never installs these): the remote-engine fronts and Podman (root on Debian only; elsewhere
+# those tests say what is missing).
+set -euo pipefail
+say() { printf '[setup-tests] %s\n' "$*" >&2; }
+
+# The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports. The
+# ssh login is its own user in the docker group, since root's shell start-up may be slow on a
+# developer machine. The Podman tests start `podman system service` themselves, as root and as that
+# user (rootless: newuidmap from uidmap, and the user's subordinate ids).
+if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
+  missing=""
+  for tool in /usr/bin/stunnel4 /usr/sbin/sshd /usr/bin/podman /usr/bin/newuidmap; do [ -x "$tool" ] || missing=1; done
+  if [ -n "$missing" ]; then
+    had_sshd=""
+    [ -x /usr/sbin/sshd ] && had_sshd=1
+    say "installing stunnel4, openssh-server, podman and uidmap from Debian's packages"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server podman uidmap >/dev/null
+    # The tests start their own sshd on a loopback port: the machine-wide one a systemd machine
+    # starts on installing the package is not wanted (one that was there before is left alone).
+    if [ -z "$had_sshd" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then
+      say "stopping and disabling the machine-wide ssh server the package started (the tests run their own)"
+      systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+    fi
+  fi
+  if ! id codeaction-remote >/dev/null 2>&1; then
+    say "creating the user codeaction-remote (the tests' ssh login to the engine)"
+    useradd --create-home --shell /bin/bash codeaction-remote
+  fi
+  # "*": no password login, but not a locked account (sshd without PAM refuses locked ones, even with a key).
+  usermod -p '*' codeaction-remote
+  getent group docker >/dev/null && usermod -aG docker codeaction-remote
+  # Subordinate ids for rootless Podman (useradd adds them only where /etc/subuid already exists).
+  grep -q '^codeaction-remote:' /etc/subuid 2>/dev/null || usermod --add-subuids 100000-165535 codeaction-remote
+  grep -q '^codeaction-remote:' /etc/subgid 2>/dev/null || usermod --add-subgids 100000-165535 codeaction-remote
+fi
