@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { everythingServer } from "./reference-servers.ts";
 import { repositoryRoot, runCli } from "./run-cli.ts";
+import { runMain } from "./run-main.ts";
 
 // The command line as a user meets it, without Docker: usage errors, missing inputs, the tools
 // pattern over a replayed model, the journal, the stubs, and doctor without an engine.
@@ -64,13 +65,21 @@ describe("usage errors exit 2 with one line", () => {
       ["mcp", "--csv", "x.csv", "--http", "0", "--token-file", "missing.token"],
       /--token-file "missing.token" could not be read \(ENOENT\)/,
     ],
-  ])("codeaction %j", async (args, message) => {
-    const run = await runCli(args, { cwd: folder });
+  ])("codeaction %j (in process, through main())", async (args, message) => {
+    const run = await runMain(args, { cwd: folder });
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expectNoStackTrace(run.stderr);
+  });
+
+  it("as a process too: the bin exits 2 with the one line", async () => {
+    const run = await runCli(["frobnicate"], { cwd: folder });
+    expect(run.exitCode).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^codeaction: unknown command "frobnicate"/);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
   });
 
   it("prints the help on --help and exits 0", async () => {
