@@ -3,18 +3,28 @@
  * the host ends it (tool-limit), its execTimeout does, or it finishes.
  */
 export const hostileAttacks = {
-  /** 150 calls of about 1 MiB of `{}` each, to a known tool, an unknown one and past maxToolCalls. */
+  /**
+   * The real attack of issue 29: 150 threads, each sending `[{}] * 262000` (1 MiB of text that
+   * parses into about 21 times as much) to the echo tool at once.
+   */
   "argument amplification": `
+import threading
 from codeaction_tools import _call
-payload = "{}" * (512 * 1024 - 64)
 outcomes = {}
-for index in range(150):
-    name = ["echo", "nope", "echo"][index % 3]
+lock = threading.Lock()
+def send():
     try:
-        _call(name, {"value": payload})
-        outcomes["ok"] = outcomes.get("ok", 0) + 1
+        _call("echo", {"value": [{}] * 262000})
+        key = "ok"
     except Exception as error:
-        outcomes[type(error).__name__] = outcomes.get(type(error).__name__, 0) + 1
+        key = type(error).__name__
+    with lock:
+        outcomes[key] = outcomes.get(key, 0) + 1
+threads = [threading.Thread(target=send) for _ in range(150)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
 print("RESULT:", outcomes)
 `,
   /** A tool that returns 17 MiB (over the bridge's 16 MiB answer limit), called 20 times. */

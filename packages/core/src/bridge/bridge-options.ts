@@ -96,6 +96,12 @@ export const bridgeDefaults = {
   maxOutputBytes: 1024 * 1024,
   maxRequestBytes: 1024 * 1024,
   maxResponseBytes: 16 * 1024 * 1024,
+  /**
+   * What the calls of one run may hold on the host at once: their arguments as parsed (reckoned
+   * by parsedSizeEstimate) and the answers the program has not yet read. At least twice
+   * maxRequestBytes.
+   */
+  maxBytesInFlight: 24 * 1024 * 1024,
   killGraceMs: 2000,
   startupTimeoutMs: 30_000,
 } as const;

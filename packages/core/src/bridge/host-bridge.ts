@@ -92,6 +92,8 @@ class BridgeRun {
       logger: this.#logger,
       onEvent: options.onEvent,
       clock: this.#clock,
+      maxBytesInFlight: Math.max(bridgeDefaults.maxBytesInFlight, 2 * request),
+      queuedBytes: () => (options.process.stdin as { writableLength?: number }).writableLength ?? 0,
       send: (parts) => this.#write(parts),
       ended: () => this.#finished,
     });

@@ -7,7 +7,7 @@ import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from 
 import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 import { type KeptValue, keepMessage, keepValue, keptCharacters, keptFields } from "./bounded-value.ts";
 import { headerFrameParts, hostFrame } from "./frames.ts";
-import { parseToolRequest } from "./tool-request.ts";
+import { parsedSizeEstimate, parseToolRequest } from "./tool-request.ts";
 
 /**
  * Calls past the cap still get an answer, but only this many of them are recorded; a program that
@@ -29,6 +29,8 @@ type CallStart = {
   startedAt: number;
   requestBytes: number;
   args?: KeptValue | undefined;
+  /** Bytes of the run's in-flight budget this call holds until it is settled. */
+  reserved?: number;
 };
 
 /** A result ready to send: its JSON (the program's) and its size; what the record keeps of it. */
@@ -46,6 +48,10 @@ export type ToolCallsOptions = {
   onEvent?: ((event: AgentEvent) => void) | undefined;
   /** The program's clock: it stands still while an approval hook decides. */
   clock: { pause(): void; resume(): void };
+  /** What the calls in flight may hold at once: parsed arguments and unread answers (bridgeDefaults). */
+  maxBytesInFlight: number;
+  /** Bytes of answers written and not yet taken by the relay. */
+  queuedBytes: () => number;
   /** Sends an answer frame (its pieces, in order) to the relay. */
   send: (parts: Array<Buffer | string>) => void;
   /** True once the run ended: nothing more is answered. */
@@ -65,6 +71,8 @@ export class ToolCalls {
   readonly #seen = new Set<string>();
   #calls = 0;
   #keptCharacters = 0;
+  /** Bytes the calls in flight hold, reckoned from their requests (parsedSizeEstimate). */
+  #bytesInFlight = 0;
   #unrecorded = 0;
   #limitHit = false;
 
@@ -108,6 +116,13 @@ export class ToolCalls {
       const message = `the run may make at most ${this.#options.maxToolCalls} tool calls (maxToolCalls); this call was not made`;
       return this.#refuse(call, "limit", failure("ToolCallLimitExceeded", message));
     }
+    const overBudget = refused ? undefined : this.#reserve(call, body);
+    if (overBudget !== undefined) {
+      // Not parsed: what parsing would build is the cost being refused.
+      call.tool = toolNameNearStart(body);
+      this.#seen.add(id);
+      return this.#refuse(call, "limit", failure("ToolError", overBudget));
+    }
     const parsed: ReturnType<typeof parseToolRequest> = refused
       ? { ok: false, reason: refused }
       : parseToolRequest(id, body, { maxBytes: this.#options.maxRequestBytes });
@@ -122,6 +137,27 @@ export class ToolCalls {
       return this.#refuse(call, "unknown-tool", failure("ToolError", message));
     }
     return this.#start(call, spec, parsed.request.args);
+  }
+
+  /**
+   * Reserves what the request would take once parsed from the run's in-flight budget, or says why
+   * it cannot: alone over the budget, or over it with the calls already in flight. Reckoned from the
+   * bytes (each value counted), so a small text that parses into many objects is refused unparsed.
+   */
+  #reserve(call: CallStart, body: Buffer): string | undefined {
+    if (body.length > this.#options.maxRequestBytes) return undefined;
+    const budget = this.#options.maxBytesInFlight;
+    const { values, bytes } = parsedSizeEstimate(body);
+    const mebibytes = (count: number) => `${(count / 1024 ** 2).toFixed(1)} MiB`;
+    if (bytes > budget) {
+      return `the arguments hold ${values} JSON values, about ${mebibytes(bytes)} on the host once parsed, over its budget of ${mebibytes(budget)} for a run's calls in flight; send fewer values per call`;
+    }
+    if (this.#bytesInFlight + bytes > budget) {
+      return `the host already holds about ${mebibytes(this.#bytesInFlight)} for this run's calls in flight, and this call's arguments (about ${mebibytes(bytes)} once parsed) would put it over its budget of ${mebibytes(budget)}; wait for answers before sending more, or send less per call`;
+    }
+    this.#bytesInFlight += bytes;
+    call.reserved = bytes;
+    return undefined;
   }
 
   /** The program ended: calls still running are told to stop and recorded `cancelled` (no answer). */
@@ -181,9 +217,15 @@ export class ToolCalls {
       `the result of ${tool} is ${size} bytes, over the bridge's limit of ${limit} bytes (codeAction.maxResultBytes); ask for less (filter, page or aggregate in the tool)`;
     const atLeast = jsonBytesAtLeast(value, limit);
     if (atLeast > limit) return { refusal: over(`at least ${atLeast}`), bytes: atLeast };
+    const unread = this.#options.queuedBytes();
+    const budget = this.#options.maxBytesInFlight;
+    const busy = (size: number) =>
+      `the result of ${tool} is ${size} bytes and the program has not yet read ${unread} bytes of earlier answers: together over the host's budget of ${budget} bytes for a run's answers in flight; read answers before asking for more, or ask for less`;
+    if (unread + atLeast > budget) return { refusal: busy(atLeast), bytes: atLeast };
     const { text, record } = encodeToolValue(value, tool);
     const bytes = Buffer.byteLength(text);
     if (bytes > limit) return { refusal: over(String(bytes)), bytes };
+    if (unread + bytes > budget) return { refusal: busy(bytes), bytes };
     return { json: text, bytes, kept: this.#keep(keepValue(record, bytes)) };
   }
 
@@ -244,6 +286,8 @@ export class ToolCalls {
     result: Partial<Encoded> = {},
   ): void {
     const { id, tool } = call;
+    this.#bytesInFlight -= call.reserved ?? 0;
+    call.reserved = 0;
     const durationMs = performance.now() - call.startedAt;
     const record: ToolCallRecord = { id, tool, status, durationMs, requestBytes: call.requestBytes };
     Object.assign(record, keptFields(call.args, "args"));

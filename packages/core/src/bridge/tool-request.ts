@@ -54,3 +54,28 @@ function depthExceeds(value: unknown, limit: number): boolean {
   }
   return false;
 }
+
+/** What the host reckons one parsed JSON value takes (an object, array, number or string, with its slot). */
+export const parsedValueBytes = 48;
+
+/**
+ * What a request would take on the host once parsed, reckoned from its bytes without parsing: its
+ * text plus `parsedValueBytes` for every value in it (each `{`, `[` and `,` outside strings starts
+ * one). `[{}] * 262000` is 1 MiB of text and about 25 MiB of objects.
+ */
+export function parsedSizeEstimate(body: Buffer): { values: number; bytes: number } {
+  let values = 1;
+  let inString = false;
+  for (let index = 0; index < body.length; index += 1) {
+    const byte = body[index];
+    if (inString) {
+      if (byte === 0x5c) index += 1;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) {
+      inString = true;
+    } else if (byte === 0x7b || byte === 0x5b || byte === 0x2c) {
+      values += 1;
+    }
+  }
+  return { values, bytes: body.length + values * parsedValueBytes };
+}
