@@ -51,25 +51,25 @@ export async function listOutputDirectory(
 ): Promise<OutputListing> {
   collectorSource ??= readFileSync(collectorPath, "utf8");
   const settings = { directory, ...outputWalkCaps, ...limits };
-  const process = session.spawn(["python3", "-I", "-S", "-c", collectorSource, JSON.stringify(settings)]);
-  process.stdin.end();
+  const collector = session.spawn(["python3", "-I", "-S", "-c", collectorSource, JSON.stringify(settings)]);
+  collector.stdin.end();
   const cap = limits.maxTotalBytes + recordRoomBytes;
   const parser = new RecordParser(limits);
   let received = 0;
   let overflow = false;
-  process.stdout.on("data", (chunk: Buffer) => {
+  collector.stdout.on("data", (chunk: Buffer) => {
     received += chunk.length;
     if (received > cap) {
-      if (!overflow) void process.kill().catch(() => undefined);
+      if (!overflow) void collector.kill().catch(() => undefined);
       overflow = true;
       return;
     }
     parser.push(chunk);
   });
-  process.stderr.resume();
+  collector.stderr.resume();
   let timer: NodeJS.Timeout | undefined;
   const inTime = await Promise.race([
-    process.exit.then(
+    collector.exit.then(
       () => true,
       () => true,
     ),
@@ -78,7 +78,7 @@ export async function listOutputDirectory(
     }),
   ]);
   clearTimeout(timer);
-  if (!inTime) await process.kill().catch(() => undefined);
+  if (!inTime) await collector.kill().catch(() => undefined);
   const listing = parser.finish();
   if (overflow) listing.end.stopped = "overflow";
   else if (!inTime) listing.end.stopped = "deadline";
