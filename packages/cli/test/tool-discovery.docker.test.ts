@@ -28,6 +28,12 @@ const program = [
 ].join("\n");
 const forecast = catalogueAnswer("weather_get_forecast", { forecast_id: "paris" }).value;
 const expectedAnswer = `The sum of ${forecast} and 7 is ${forecast + 7}.`;
+// The agent's program also calls a function it never looked up (it is in the index only).
+const agentProgram = program.replace(
+  'print(f"RESULT: {total}")',
+  'customer = crm_get_customer(customer_id="c-1")\nprint(f"RESULT: {total} / {customer[\'value\']}")',
+);
+const customer = catalogueAnswer("crm_get_customer", { customer_id: "c-1" }).value;
 
 type Message = { role: string; content: string };
 
@@ -36,7 +42,7 @@ describe("a code-action agent with 1,003 tools discovers the two it needs", () =
     const fixture = await startOpenAIFixture({
       replies: [
         "I need the forecast and a way to add.\n\n```search\nget the weather forecast\nsum of two numbers\n```",
-        `\`\`\`python\n${program}\n\`\`\``,
+        `\`\`\`python\n${agentProgram}\n\`\`\``,
       ],
     });
     try {
@@ -52,7 +58,7 @@ describe("a code-action agent with 1,003 tools discovers the two it needs", () =
         { env: { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: fixture.baseURL }, timeoutMs: 280_000 },
       );
       expect(run.exitCode, run.stderr).toBe(0);
-      expect(run.stdout.trim()).toBe(expectedAnswer);
+      expect(run.stdout.trim()).toBe(`${expectedAnswer} / ${customer}`);
       expect(fixture.requests).toHaveLength(2);
 
       const first = fixture.requests[0]?.body.messages as Message[];

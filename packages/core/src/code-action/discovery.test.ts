@@ -6,7 +6,8 @@ import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { readSearchQueries } from "./function-lookup.ts";
 import { defaultOutputFileLimits } from "./output-files.ts";
-import { defaultDiscoverySettings, estimateTokens } from "./tool-index.ts";
+import { defaultDiscoverySettings, estimateTokens, renderToolIndex } from "./tool-index.ts";
+import { createToolSearch } from "./tool-search.ts";
 import { createCodeActionTurn } from "./turn.ts";
 
 // Discovery at the turn: which prompt the model gets, and how a ```search reply is answered. No
@@ -209,6 +210,30 @@ describe("codeAction.discovery", () => {
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain(
       "unknown codeAction.discovery option 'maxTool' (did you mean 'maxTools'?). Valid codeAction.discovery options: maxStubTokens, maxTools, maxSearches, resultsPerQuery",
+    );
+  });
+});
+
+describe("renderToolIndex", () => {
+  const search = createToolSearch([...catalogue(12), planted]);
+
+  it("gives the richest index that fits the budget: lines, then names, then prefixes, then counts", () => {
+    const lines = renderToolIndex(search, 10_000);
+    expect(lines).toContain(
+      "tool (12 functions):\n- billing_get_invoice_0(account_id, limit, include_archived, region): Returns",
+    );
+    const names = renderToolIndex(search, estimateTokens(lines) - 1);
+    expect(names).toMatch(/^tool \(12 functions\): billing_get_invoice_0, crm_get_invoice_1, /);
+    expect(names).toContain("mcp:rates (1 function): convert_currency");
+    const prefixes = renderToolIndex(search, estimateTokens(names) - 1);
+    expect(prefixes).toBe(
+      [
+        "tool (12 functions): billing_* (2), crm_* (2), inventory_* (2), shipping_* (2), weather_* (2), payroll_* (2)",
+        "mcp:rates (1 function): convert_currency",
+      ].join("\n"),
+    );
+    expect(renderToolIndex(search, estimateTokens(prefixes) - 1)).toBe(
+      "tool: 12 functions\nmcp:rates: 1 function",
     );
   });
 });
