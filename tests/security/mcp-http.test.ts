@@ -5,7 +5,11 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectClient, type McpHttpProcess, startMcpHttp } from "../support/mcp-http-process.ts";
+import {
+  connectClient,
+  type McpHttpProcess,
+  startMcpHttp,
+} from "../../packages/cli/test/mcp-http-process.ts";
 
 // Issue 29, findings 1 and 2: `codeaction mcp --http` as a real process, the official SDK client,
 // and another local user (uid 65534, a real second uid through setpriv) as the attacker.

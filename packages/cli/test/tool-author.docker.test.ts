@@ -201,7 +201,7 @@ describe("codeaction mcp: code mode for any MCP client", () => {
     } finally {
       await client.close();
     }
-    expect(stderr).toMatch(/serving 9 functions over stdio/);
+    expect(stderr).toMatch(/serving 8 functions over stdio/);
     expect(stderr).toMatch(/run_program run_\w+: ok, exit 0, 2 tool calls/);
     // The wrapped server really kept what the program created.
     expect(await readFile(memoryFile, "utf8")).toMatch(/"name":"Ada"/);

@@ -4,11 +4,15 @@ import { numberOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { type LoadedTools, loadTools } from "../load-tools.ts";
-import { approvalRules } from "../mcp-server/approval-rules.ts";
+import { approvalRules, offeredTools } from "../mcp-server/approval-rules.ts";
 import { readTokenFile } from "../mcp-server/http-token.ts";
+import { offeredRunner } from "../mcp-server/offered-runner.ts";
 import { runnerOptionDefinitions, runnerSettings } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
+
+/** A program's time limit unless --timeout says otherwise: inside the 60 s stock MCP clients wait. */
+export const defaultTimeoutSeconds = 50;
 
 export const mcpHelp = `Usage: codeaction mcp --server "CMD"... [--csv FILE]... [--http PORT] [options]
 
@@ -20,7 +24,10 @@ an MCP server that wraps the given servers and offers two tools:
   run_program      { program }: runs the program in a fresh sandbox with the wrapped tools bridged;
                    returns its RESULT as text and, as structured content, the result, stdout,
                    stderr and each tool call; an error result when the program fails
-Every sandbox default applies to each program: no network, 120 s, 50 tool calls, 1 MiB of output.
+Every sandbox default applies to each program (no network, 50 tool calls, 1 MiB of output) but the
+time limit: 50 s, inside the 60 s stock MCP clients wait for an answer. While a program runs the
+server sends progress notifications to a client that asked (a progressToken): a client resetting
+its timeout on progress can wait for longer programs (--timeout).
 Serves over stdio (the default) or Streamable HTTP at http://HOST:PORT/mcp (stateless; every request
 needs "Authorization: Bearer TOKEN").
 Logs go to stderr.
@@ -38,7 +45,7 @@ Options:
   --allow TOOL          only these tools may run (repeatable; a tool's own or its Python name)
   --deny TOOL           this tool may not run (repeatable; wins over --allow); a denied call
                         raises ToolDenied in the program
-  --timeout SECONDS     each program's time limit (default 120)
+  --timeout SECONDS     each program's time limit (default 50)
   --max-tool-calls N    tool calls per program (default 50)
   --image NAME          the sandbox image (default ${DEFAULT_IMAGE})
   --data                the data image, ${DATA_IMAGE} (numpy, pandas)
@@ -69,11 +76,8 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   );
   let runner: ProgramRunner | undefined;
   try {
-    const approval = approvalRules(
-      loaded.tools,
-      { allow: values.allow ?? [], deny: values.deny ?? [] },
-      command,
-    );
+    const rules = { allow: values.allow ?? [], deny: values.deny ?? [] };
+    const approval = approvalRules(loaded.tools, rules, command);
     const { createProgramRunner } = await import("@codeaction/core");
     const { defaultSandboxDescription } = await import("@codeaction/core/internal");
     progress.update("checking the Docker sandbox");
@@ -83,7 +87,8 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
       ...(approval ? { approval } : {}),
     });
     const serve = {
-      runner,
+      // Denied tools are not offered: neither named in run_program's description nor listed.
+      runner: offeredRunner(runner, offeredTools(loaded.tools, rules, command)),
       loaded,
       context,
       sandboxDescription: describeImage(values, defaultSandboxDescription),
@@ -133,7 +138,12 @@ function parseMcpArguments(args: string[]) {
     if (values[option] !== undefined && port === undefined)
       throw new UsageError({ command, message: `--${option} goes with --http PORT` });
   }
-  return { values, port, settings: runnerSettings(command, values) };
+  const settings = runnerSettings(command, values);
+  return {
+    values,
+    port,
+    settings: { ...settings, execTimeout: settings.execTimeout ?? defaultTimeoutSeconds },
+  };
 }
 
 type Serve = { runner: ProgramRunner; loaded: LoadedTools; context: CliContext; sandboxDescription: string };

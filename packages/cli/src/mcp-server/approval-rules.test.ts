@@ -1,6 +1,6 @@
 import type { ToolSpec } from "@codeaction/core";
 import { describe, expect, it } from "vitest";
-import { approvalRules } from "./approval-rules.ts";
+import { approvalRules, offeredTools } from "./approval-rules.ts";
 
 const tool = (name: string): ToolSpec => ({
   name,
@@ -45,5 +45,13 @@ describe("approvalRules (--allow, --deny)", () => {
     expect(() => approvalRules(tools, { allow: ["read_grap"], deny: [] }, "mcp")).toThrow(
       '--allow "read_grap" names no tool; the tools are: read_graph, delete-entities, get_sum',
     );
+  });
+
+  it("offers only the tools the rules let run, in order (all of them without rules)", () => {
+    const names = (rules: { allow: string[]; deny: string[] }) =>
+      offeredTools(tools, rules, "mcp").map((offered) => offered.name);
+    expect(names({ allow: [], deny: [] })).toEqual(["read_graph", "delete-entities", "get_sum"]);
+    expect(names({ allow: [], deny: ["delete_entities"] })).toEqual(["read_graph", "get_sum"]);
+    expect(names({ allow: ["get_sum", "read_graph"], deny: ["get_sum"] })).toEqual(["read_graph"]);
   });
 });

@@ -13,6 +13,34 @@ export function approvalRules(
   rules: { allow: string[]; deny: string[] },
   command: string,
 ): ApprovalHook | undefined {
+  const refusal = refusalOf(tools, rules, command);
+  if (refusal === undefined) return undefined;
+  return ({ tool }) => {
+    const reason = refusal(tool);
+    return reason === undefined ? true : { approved: false, reason };
+  };
+}
+
+/**
+ * The tools the rules let run, in order: what the server offers (names in run_program's
+ * description, list_functions). A denied tool stays importable, so a program that guesses its name
+ * still gets ToolDenied with the reason rather than a NameError.
+ */
+export function offeredTools(
+  tools: readonly ToolSpec[],
+  rules: { allow: string[]; deny: string[] },
+  command: string,
+): ToolSpec[] {
+  const refusal = refusalOf(tools, rules, command);
+  return refusal === undefined ? [...tools] : tools.filter((tool) => refusal(tool.name) === undefined);
+}
+
+/** Why the rules refuse a tool (by its own name), or undefined when it may run; undefined without rules. */
+function refusalOf(
+  tools: readonly ToolSpec[],
+  rules: { allow: string[]; deny: string[] },
+  command: string,
+): ((tool: string) => string | undefined) | undefined {
   if (rules.allow.length === 0 && rules.deny.length === 0) return undefined;
   const stubs = buildStubs([...tools]);
   const toolNameOf = new Map<string, string>();
@@ -36,11 +64,9 @@ export function approvalRules(
     );
   const allowed = resolve(rules.allow, "--allow");
   const denied = resolve(rules.deny, "--deny");
-  return ({ tool }) => {
-    if (denied.has(tool)) return { approved: false, reason: `${tool} is denied by the server's --deny rule` };
-    if (allowed.size > 0 && !allowed.has(tool)) {
-      return { approved: false, reason: `${tool} is not in the server's --allow list` };
-    }
-    return true;
+  return (tool) => {
+    if (denied.has(tool)) return `${tool} is denied by the server's --deny rule`;
+    if (allowed.size > 0 && !allowed.has(tool)) return `${tool} is not in the server's --allow list`;
+    return undefined;
   };
 }

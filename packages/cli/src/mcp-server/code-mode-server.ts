@@ -9,9 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { recordToolCall } from "../run-record.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
+import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
 
-/** A program longer than this is refused before a container starts. */
-export const maxProgramCharacters = 1_000_000;
 /** Characters of a tool call's arguments kept in a run_program result; longer ones become a preview. */
 const argumentPreviewCharacters = 2000;
 /** Functions named in run_program's description; the rest are counted (list_functions has them all). */
@@ -98,20 +97,7 @@ export function createCodeModeServer(options: {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     if (name === "list_functions") return listFunctions(options.runner, args);
-    if (name === "run_program") {
-      const program = args?.program;
-      if (typeof program !== "string" || program.trim() === "") {
-        return errorResult("run_program needs `program`: the Python source to run, as a string.");
-      }
-      if (program.length > maxProgramCharacters) {
-        return errorResult(
-          `The program is ${program.length} characters; run_program takes at most ${maxProgramCharacters}.`,
-        );
-      }
-      const run = await options.runner.run(program, { signal: extra.signal });
-      options.onRun?.(run);
-      return runResult(run);
-    }
+    if (name === "run_program") return callRunProgram({ ...options, toResult: runResult }, args, extra);
     return errorResult(
       `Unknown tool ${JSON.stringify(name)}: this server has list_functions and run_program.`,
     );
@@ -162,6 +148,7 @@ const failureText: Record<ProgramRunResult["status"], string> = {
 function describeFailure(run: ProgramRunResult): string {
   const lines = [`${failureText[run.status]} (exit ${run.exitCode ?? "none"}).`];
   if (run.infrastructureError) lines.push(run.infrastructureError);
+  if (run.status === "infrastructure") lines.push(`The Docker engine failed under the run. ${dockerFix}`);
   const stderr = run.stderr.trimEnd();
   if (stderr) lines.push(`stderr (the end):\n${stderr.slice(-2000)}`);
   const stdout = run.stdout.trimEnd();

@@ -1,11 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
-/** The repository root and the `codeaction` bin (what `npx codeaction` runs). */
-export const repositoryRoot = fileURLToPath(new URL("../../", import.meta.url));
-const binPath = fileURLToPath(new URL("../../packages/cli/bin/codeaction.js", import.meta.url));
+import { binPath, repositoryRoot } from "./run-cli.ts";
 
 /** A running `codeaction mcp --http` process: its URL, its token (when it made one), its stderr. */
 export type McpHttpProcess = {

@@ -1,0 +1,63 @@
+import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { reportRunProgress } from "./run-progress.ts";
+
+/** A program longer than this is refused before a container starts. */
+export const maxProgramCharacters = 1_000_000;
+
+/** What the client is told to do when the engine fails under a run. */
+export const dockerFix =
+  "Check that Docker is running (docker info) and that DOCKER_HOST, if set, points at it; then call run_program again.";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * One run_program call: the program checked, run (with progress notifications when the client
+ * sent a progressToken), and what the client gets back. An engine that fails or stops answering
+ * is named as Docker, with the fix.
+ */
+export async function callRunProgram(
+  options: {
+    runner: ProgramRunner;
+    onRun?: (run: ProgramRunResult) => void;
+    toResult: (run: ProgramRunResult) => CallToolResult;
+  },
+  args: Record<string, unknown> | undefined,
+  extra: Extra,
+): Promise<CallToolResult> {
+  const program = args?.program;
+  if (typeof program !== "string" || program.trim() === "") {
+    return errorResult("run_program needs `program`: the Python source to run, as a string.");
+  }
+  if (program.length > maxProgramCharacters) {
+    return errorResult(
+      `The program is ${program.length} characters; run_program takes at most ${maxProgramCharacters}.`,
+    );
+  }
+  const progressToken = extra._meta?.progressToken;
+  const stopProgress =
+    progressToken === undefined
+      ? undefined
+      : reportRunProgress({
+          progressToken,
+          execTimeout: options.runner.execTimeout,
+          send: (notification) => extra.sendNotification(notification),
+        });
+  let run: ProgramRunResult;
+  try {
+    run = await options.runner.run(program, { signal: extra.signal });
+  } catch (error) {
+    return errorResult(
+      `The sandbox could not run the program: ${(error as Error).message}\nThe Docker engine did not answer as it should. ${dockerFix}`,
+    );
+  } finally {
+    stopProgress?.();
+  }
+  options.onRun?.(run);
+  return options.toResult(run);
+}
+
+function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
