@@ -138,6 +138,21 @@ export type AgentEvent =
     }
   | { type: "repair-start"; runId: string; attempt: number; sample?: number; reason: string }
   | {
+      /**
+       * A line the program wrote (code-action), sent while it runs. Bounded per run (2000 lines,
+       * 256 KiB): past that, one last event with `cut: true` says so, and the rest is not sent live.
+       */
+      type: "program-output";
+      runId: string;
+      attempt: number;
+      sample?: number;
+      stream: "stdout" | "stderr";
+      /** The line without its newline (a line longer than 4 KiB comes in pieces). */
+      line: string;
+      /** True on the one event that says the live output was cut here. */
+      cut?: boolean;
+    }
+  | {
       /** Code-action with dataFiles: a data file is being copied into the attempt's sandbox (every 4 MiB, and at its end). */
       type: "data-file-copy";
       runId: string;

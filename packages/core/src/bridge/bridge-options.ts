@@ -49,6 +49,8 @@ export type BridgeOptions = {
   approval?: ApprovalHook;
   logger?: Logger;
   onEvent?: (event: AgentEvent) => void;
+  /** Each chunk of the program's output as it arrives (live output; called synchronously, must not block). */
+  onOutput?: (stream: "stdout" | "stderr", chunk: Buffer) => void;
   signal?: AbortSignal;
   /** Where the relay puts the program, the module and the request/response folders. */
   bridgeDirectory?: string;

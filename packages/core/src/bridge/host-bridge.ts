@@ -169,9 +169,11 @@ class BridgeRun {
         return;
       case relayFrame.stdout:
         this.#output.capture("stdout", frame.payload);
+        this.#options.onOutput?.("stdout", frame.payload);
         return;
       case relayFrame.stderr:
         this.#output.capture("stderr", frame.payload);
+        this.#options.onOutput?.("stderr", frame.payload);
         return;
       case relayFrame.tail:
         this.#output.captureTail(frame.payload);

@@ -5,8 +5,7 @@ import type { Logger } from "pino";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
-import { describeSession } from "../tracing/run-observer.ts";
-import { trackToolCalls } from "../tracing/tool-runs.ts";
+import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
 import { readReplyProgram } from "./extract-program.ts";
@@ -146,18 +145,12 @@ async function runInContainer(
   const containerStarted = performance.now();
   const session = await createSessionFor(context, attemptOptions);
   const containerStartMs = Math.round(performance.now() - containerStarted);
-  const observed = context.observer.program({
-    attempt: attemptNumber,
-    sample,
-    escalated: attemptOptions.escalated,
-    program,
-    ...describeSession(session),
-  });
-  const tracker = trackToolCalls(options.tools, callbacks, {
-    spans: context.observer.spans,
-    parent: observed.span,
-    observer: context.observer,
-  });
+  const step = { attempt: attemptNumber, sample, escalated: attemptOptions.escalated };
+  const { observed, tracker } = observeProgram(
+    context.observer,
+    { ...step, program, session, callbacks },
+    options.tools,
+  );
   // With data files, the relay starts while they stream in (it waits for the program).
   const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
   try {
@@ -197,6 +190,7 @@ async function runInContainer(
             : event,
         );
       },
+      onOutput: (stream, chunk) => context.observer.programOutput(emit, { ...step, stream }, chunk),
       signal,
     });
     // Files come back only from a run that printed its answer, before its container goes. When the

@@ -21,6 +21,7 @@ export type RunProgramOptions = Pick<
   | "approval"
   | "logger"
   | "onEvent"
+  | "onOutput"
   | "signal"
 > & {
   /** A fresh, started container (one per run). */
@@ -131,6 +132,7 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.onEvent ? { onEvent: options.onEvent } : {}),
+    ...(options.onOutput ? { onOutput: options.onOutput } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.bridgeDirectory ? { bridgeDirectory: options.bridgeDirectory } : {}),
     ...(options.workDirectory ? { workDirectory: options.workDirectory } : {}),

@@ -3,6 +3,7 @@ import { BudgetExceededError } from "../errors/budget-exceeded-error.ts";
 import { ConfigError } from "../errors/config-error.ts";
 import { modelName } from "../model.ts";
 import type { AgentEvent } from "../types.ts";
+import { LiveOutput, type OutputSource } from "./live-output.ts";
 import { findTracer } from "./otel.ts";
 import { type Attributes, type OpenSpan, RunSpans } from "./run-spans.ts";
 import {
@@ -38,6 +39,8 @@ export class RunObserver {
   readonly #wallTimer: NodeJS.Timeout | undefined;
   readonly spans: RunSpans | undefined;
   #stop: Error | undefined;
+  /** The run's `program-output` events, made on the first output. */
+  #live: LiveOutput | undefined;
 
   constructor(options: ObserveOptions & { runId: string; spans?: RunSpans }) {
     this.runId = options.runId;
@@ -113,6 +116,7 @@ export class RunObserver {
       span,
       end: (run) => {
         this.#meter.addSandboxTime(run.runMs);
+        if (step.attempt !== undefined) this.#live?.flush({ attempt: step.attempt, sample: step.sample });
         span?.set({
           "codeaction.program.status": run.status,
           "codeaction.program.exit_code": run.exitCode ?? undefined,
@@ -122,6 +126,12 @@ export class RunObserver {
       },
       fail: (error) => span?.end(error),
     };
+  }
+
+  /** A chunk of a program's output: `program-output` events, bounded per run. */
+  programOutput(emit: (event: AgentEvent) => void, source: OutputSource, chunk: Buffer): void {
+    this.#live ??= new LiveOutput({ runId: this.runId, emit });
+    this.#live.feed(source, chunk);
   }
 
   /** Every tool event of the run: each result counts one tool call (refused ones too). */
@@ -240,15 +250,6 @@ export async function createRunObserver(
       })
     : undefined;
   return new RunObserver({ ...options, ...(spans ? { spans } : {}) });
-}
-
-/** The sandbox facts a program span carries: the container runtime, and whether the container came from the warm pool. */
-export function describeSession(session: { config: { runtime?: string } }): {
-  runtime: string;
-  warm: boolean;
-} {
-  // A pooled session (the warm pool's) is the only kind that can say whether it is still warm.
-  return { runtime: session.config.runtime ?? "engine default", warm: "warmAndAlive" in session };
 }
 
 function unknownFigure(problem: string, model: string | undefined): ConfigError {
