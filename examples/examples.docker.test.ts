@@ -50,6 +50,18 @@ describe.concurrent("the examples, run as processes", () => {
     ]);
   });
 
+  it("observability.ts prints the program's lines live, the usage with its cost, and its spans", async () => {
+    const { stdout } = await run("observability");
+    const lines = stdout.split("\n");
+    expect(lines.indexOf("[program stdout] counting the rows...")).toBeLessThan(lines.indexOf(">>> 500"));
+    expect(stdout).toMatch(
+      /^usage: 1800 in, 60 out, 1 model call\(s\), 1 attempt\(s\), [\d.]+ s in the sandbox, \$0\.000570$/m,
+    );
+    for (const span of ["chat scripted", "execute_program", "invoke_agent codeaction"]) {
+      expect(stdout).toContain(`name: '${span}'`);
+    }
+  });
+
   it("security-audit.ts reads the container's own /etc/passwd and finds no network", async () => {
     const { stdout, stderr } = await run("security-audit");
     expect(stderr).toMatch(replayLine);

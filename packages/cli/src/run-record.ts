@@ -1,4 +1,4 @@
-import type { AgentEvent, AgentResult, Attempt, ToolCallRecord } from "@codeaction/core";
+import type { AgentEvent, AgentResult, Attempt, RunUsage, ToolCallRecord } from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
 import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./journal/record-limits.ts";
 import { redactSecrets } from "./journal/redact.ts";
@@ -68,6 +68,8 @@ export type RunRecord = {
   /** Entries of /workspace/out that did not come back, and why. */
   refusedFiles?: { name: string; reason: string }[];
   timings: { totalMs?: number; setupMs?: number; turnMs?: number };
+  /** What the run used (`result.usage`; a run stopped by its budget: the usage until then). */
+  usage?: RunUsage;
 };
 
 export function createRunRecord(options: {
@@ -254,6 +256,7 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
   if (calls.toolCallsOmitted) record.toolCallsOmitted = calls.toolCallsOmitted;
   if (result.files.length > 0) record.files = result.files.map(recordOutputFile);
   if (result.refusedFiles.length > 0) record.refusedFiles = result.refusedFiles;
+  record.usage = result.usage;
   finishRecord(record);
 }
 
@@ -282,6 +285,8 @@ export async function failRunRecord(record: RunRecord, error: unknown): Promise<
   }
   const runId = (error as { runId?: unknown }).runId;
   if (typeof runId === "string") record.runId = runId;
+  const usage = (error as { usage?: RunUsage }).usage;
+  if (typeof usage === "object" && usage !== null) record.usage = usage;
   finishRecord(record);
 }
 

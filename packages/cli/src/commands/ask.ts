@@ -28,6 +28,7 @@ import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
+import { programOutputLine, usageSummary } from "../terminal/run-summary.ts";
 import { preimportFor, questionOptions } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
@@ -70,6 +71,7 @@ Output:
   --out DIR             where files the program saves under /workspace/out are written:
                         DIR/<runId>/ (default ./codeaction-out/<runId>/); their paths go to stderr
   --show-program        also show (on stderr) each program, each tool call and the timings
+  --verbose             also show (on stderr) the program's output as it runs, and a usage line
   --quiet               no progress on stderr (on a terminal it shows the step, and rows and
                         bytes while a file is read)
   --json                print the whole run record as JSON instead of the answer
@@ -86,6 +88,7 @@ const askOptions = {
   ...questionOptions,
   pattern: { type: "string" },
   "show-program": { type: "boolean" },
+  verbose: { type: "boolean" },
   json: { type: "boolean" },
   journal: { type: "string" },
   "no-journal": { type: "boolean" },
@@ -257,7 +260,14 @@ function parseAskArguments(args: string[], context: CliContext) {
       message: "--image and --data choose the sandbox of --pattern code-action",
     });
   }
-  return { values, question, pattern, format, showProgram: values["show-program"] === true };
+  return {
+    values,
+    question,
+    pattern,
+    format,
+    showProgram: values["show-program"] === true,
+    verbose: values.verbose === true,
+  };
 }
 
 /** The modules that build the agent: LangChain (through @codeaction/core) is most of the load. */
@@ -362,6 +372,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
       progress,
       context,
       showProgram: request.showProgram,
+      verbose: request.verbose,
       signal: turnAbort.signal,
       onEvent: (event) => recordEvent(record, event),
     });
@@ -394,6 +405,7 @@ async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<void> {
   await saveOutputFiles(result, record, { out: request.values.out, context });
   // The journal is written before the answer is printed: an answer on screen is always on record.
   if (journalPath) await appendToJournal(journalPath, record, context.env);
+  if (request.verbose) context.stderr.write(`${usageSummary(result.usage)}\n`);
   if (request.showProgram) {
     if (result.pattern === "tools") {
       const toolMs = result.toolCalls.reduce((total, call) => total + call.durationMs, 0);
@@ -466,6 +478,7 @@ async function runTurn(
     progress: Progress;
     context: CliContext;
     showProgram: boolean;
+    verbose: boolean;
     signal?: AbortSignal;
     onEvent?: (event: AgentEvent) => void;
   },
@@ -486,11 +499,14 @@ async function runTurn(
 /** One event of a turn on the progress line; with --show-program, the program and its calls too. */
 function reportEvent(
   event: AgentEvent,
-  options: { progress: Progress; showProgram: boolean; pattern: Agent["pattern"] },
+  options: { progress: Progress; showProgram: boolean; verbose: boolean; pattern: Agent["pattern"] },
 ): void {
   const { progress, showProgram } = options;
   const show = (text: string) => progress.note(text);
   switch (event.type) {
+    case "program-output":
+      if (options.verbose) show(programOutputLine(event));
+      break;
     case "program-start":
       if (showProgram) {
         show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);

@@ -15,6 +15,7 @@ import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
+import { programOutputLine } from "../terminal/run-summary.ts";
 import { loadModel, saveOutputFiles } from "./ask.ts";
 import { preimportFor, questionOptions } from "./question-options.ts";
 
@@ -217,6 +218,8 @@ async function askInSession(session: Session, question: string): Promise<void> {
       if (event.type === "program-start") {
         turn.program = event.program;
         progress.update("running the program in the sandbox");
+      } else if (event.type === "program-output") {
+        progress.note(programOutputLine(event));
       } else if (event.type === "data-file-copy") {
         progress.count(describeCopy(event));
         if (event.bytesCopied === event.totalBytes) progress.update("running the program in the sandbox");
