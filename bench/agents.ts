@@ -25,7 +25,7 @@ export async function timedTurn(agent: Agent, expected?: string): Promise<{ ms: 
   const started = performance.now();
   const result = await agent.invoke(question);
   const ms = performance.now() - started;
-  if (result.status !== "ok" || (expected !== undefined && result.answer !== expected)) {
+  if (result.status !== "answered" || (expected !== undefined && result.answer !== expected)) {
     throw new Error(
       `a benchmark turn did not succeed: status ${result.status}, answer ${JSON.stringify(result.answer)}`,
     );

@@ -68,7 +68,7 @@ async function measure(variant: Variant, tools: number): Promise<Measure> {
   });
   try {
     const result = await agent.invoke({ messages: [{ role: "user", content: question }] });
-    if (result.status !== "ok")
+    if (result.status !== "answered")
       throw new Error(`${variant} with ${tools} tools: the turn ended ${result.status}`);
     const [first, second] = fixture.requests.map((request) => request.body as RequestBody);
     const counted = requestTokens(first ?? {});

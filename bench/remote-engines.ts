@@ -52,7 +52,8 @@ export async function measureRemoteEngines(options: {
       for (const agent of order) {
         const turn = await timedTurn(agent.turn, "1");
         const calls = await agent.calls.invoke({ messages: [{ role: "user", content: "Call noop." }] });
-        if (calls.status !== "ok") throw new Error(`the ${agent.name} call loop failed: ${calls.status}`);
+        if (calls.status !== "answered")
+          throw new Error(`the ${agent.name} call loop failed: ${calls.status}`);
         // Round 0 is untimed: first connections, the warm containers' first use.
         if (round === 0) continue;
         samples[agent.name]!.turn.push(turn.ms);

@@ -30,7 +30,7 @@ export async function measureSamples(options: {
     const started = performance.now();
     const outcome = await (name === "one" ? one : two).invoke(question);
     const ms = performance.now() - started;
-    if (outcome.status !== "ok" || outcome.answer !== "1")
+    if (outcome.status !== "answered" || outcome.answer !== "1")
       throw new Error(`a samples turn failed: ${outcome.status}`);
     return { ms, attempts: outcome.attempts };
   };

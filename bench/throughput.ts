@@ -63,7 +63,7 @@ export async function measureThroughput(options: {
     let succeeded = 0;
     const one = async () => {
       const result = await agent.invoke(question);
-      if (result.status === "ok" && result.answer === "1") succeeded += 1;
+      if (result.status === "answered" && result.answer === "1") succeeded += 1;
     };
     if (together) {
       await Promise.all(Array.from({ length: turns }, one));

@@ -61,7 +61,7 @@ export async function measureToolCallCost(options: {
         samples.inProcess.push(performance.now() - started);
       }
       const result = await agent.invoke({ messages: [{ role: "user", content: "Call noop." }] });
-      if (result.status !== "ok") throw new Error(`the bridge run failed: ${result.status}`);
+      if (result.status !== "answered") throw new Error(`the bridge run failed: ${result.status}`);
       samples.bridge.push(...(JSON.parse(result.answer) as number[]));
       const session = await manager.createSession();
       try {

@@ -78,7 +78,7 @@ try {
       registerSdk(mode);
       exporter.reset();
       const result = await agent.invoke({ messages: [{ role: "user", content: "Call noop." }] });
-      if (result.status !== "ok") throw new Error(`the run failed: ${result.status}`);
+      if (result.status !== "answered") throw new Error(`the run failed: ${result.status}`);
       bridged[mode].push(...(JSON.parse(result.answer) as number[]));
       if (mode === "sdk") spansPerRun = exporter.getFinishedSpans().length;
     }

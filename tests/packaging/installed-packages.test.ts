@@ -114,7 +114,7 @@ describe.each<Installer>(["npm", "pnpm"])(
     it("an ESM program builds an agent with its own tool() and runs a turn in a real container that calls it", async () => {
       const run = await runCommand(process.execPath, ["agent.mjs"], { cwd: project, timeoutMs: 300_000 });
       expect(run.exitCode, describeRun(run)).toBe(0);
-      expect(JSON.parse(run.stdout)).toEqual({ answer: "42", status: "ok", calls: ["multiply:ok"] });
+      expect(JSON.parse(run.stdout)).toEqual({ answer: "42", status: "answered", calls: ["multiply:ok"] });
     });
 
     it("a strict nodenext TypeScript file type-checks against the shipped declarations (skipLibCheck off)", async () => {

@@ -192,6 +192,8 @@ print("RESULT:", json.dumps({"mine": sorted(f"{key}={value}" for key, value in o
       "PYTHONPATH",
       "PYTHONDONTWRITEBYTECODE",
       "PYTHONUNBUFFERED",
+      // Fixed by the relay for the program's interpreter (durable runs: set orders repeat).
+      "PYTHONHASHSEED",
       "TEAM",
       "CODEACTION_EXEC_ID",
       "CODEACTION_BRIDGE_DIR",

@@ -52,8 +52,8 @@ export type RunRecord = {
   image?: string;
   csv: { file: string; tool: string; rows: number; columns: { name: string; type: string }[] }[];
   servers: Record<string, string>;
-  /** "aborted": the turn was cancelled (Ctrl-C). */
-  status: "ok" | "escalated" | "failed" | "aborted";
+  /** "aborted": the turn was cancelled (Ctrl-C). "interrupted": an approval answered "interrupt". */
+  status: "ok" | "escalated" | "failed" | "aborted" | "interrupted";
   answer?: string;
   error?: { code?: string; message: string };
   attempts: RecordedAttempt[];
@@ -248,7 +248,7 @@ export function recordEvent(record: RunRecord, event: AgentEvent): void {
 /** Fills the record from a finished turn. */
 export function completeRunRecord(record: RunRecord, result: AgentResult): void {
   record.runId = result.runId;
-  record.status = result.status;
+  record.status = result.status === "answered" ? "ok" : result.status;
   record.answer = result.answer;
   recordAttempts(record, result.attempts);
   const calls = recordToolCalls(result.toolCalls);

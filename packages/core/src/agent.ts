@@ -9,6 +9,8 @@ import {
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { z } from "zod";
+import { fromStateMessages } from "./durable/interrupt.ts";
+import { type ResumeDecision, type RunState, verifyState } from "./durable/run-state.ts";
 import { AbortError } from "./errors/abort-error.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { toMessages } from "./input-messages.ts";
@@ -25,6 +27,22 @@ export type TurnStream = (
   runId: string,
   run: TurnRunOptions,
 ) => AsyncGenerator<AgentEvent, AgentResult>;
+
+/** A run an approval hook interrupted, continued from its checked state (code-action only). */
+export type ResumeStream = (
+  state: RunState,
+  decision: ResumeDecision,
+  run: TurnRunOptions,
+) => AsyncGenerator<AgentEvent, AgentResult>;
+
+/** What `agent.resume()` takes besides the RunnableConfig fields. */
+export type ResumeOptions = Partial<RunnableConfig> & {
+  /**
+   * Resume a state that carries no signature (an agent built without resumeSecret). Only for a
+   * state that never left your control: a forged one can make the program believe any tool result.
+   */
+  trustUnsignedState?: boolean;
+};
 
 /**
  * Like LangGraph's compiled graphs, `stream()` yields the turn's steps, not chunks of its output,
@@ -59,6 +77,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
   /** Every tool the agent can call (extraTools, MCP tools, shell tools). */
   readonly tools: readonly ToolSpec[];
   readonly #turn: TurnStream;
+  readonly #resume: { stream: ResumeStream; secret: string | Uint8Array | undefined } | undefined;
   readonly #shutdown: () => Promise<void>;
   readonly #observe: ObserveOptions;
   #shutDown = false;
@@ -67,6 +86,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     pattern: "code-action" | "tools";
     tools: readonly ToolSpec[];
     turn: TurnStream;
+    resume?: { stream: ResumeStream; secret: string | Uint8Array | undefined };
     shutdown: () => Promise<void>;
     /** Budget, pricing and tracing settings (buildAgent's). */
     observe?: ObserveOptions;
@@ -75,6 +95,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     this.pattern = fields.pattern;
     this.tools = fields.tools;
     this.#turn = fields.turn;
+    this.#resume = fields.resume;
     this.#shutdown = fields.shutdown;
     this.#observe = fields.observe ?? {};
   }
@@ -84,16 +105,51 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
   }
 
   /** Runs one turn and resolves with its result (`result.answer`, `result.messages.at(-1)`). */
-  override async invoke(
+  override invoke(
     input: AgentInputLike,
     options?: Partial<RunnableConfig>,
   ): Promise<AgentResult<Structured>> {
-    const steps = this.#steps(input, options);
-    while (true) {
-      const step = await steps.next();
-      // `structured` holds what responseFormat checked, so it has the schema's type.
-      if (step.done) return step.value as AgentResult<Structured>;
+    return finalResult(this.#steps(input, options));
+  }
+
+  /**
+   * Continues a code-action run an approval hook interrupted (docs/durable-runs.md), in this process
+   * or any other: `state` is `result.interrupt.state` as stored, `decision` what the pending call
+   * gets (true, false, or `{ approved, reason }`). The state's signature is checked against this
+   * agent's resumeSecret before anything starts (a ResumeStateError otherwise). The program runs
+   * again in a fresh container with no model call: the calls it made before are answered from the
+   * state's log, the pending call gets the decision, and from there it runs live; it may be
+   * interrupted again. A program whose calls differ from the log stops with a ReplayDivergenceError.
+   */
+  resume(
+    state: unknown,
+    decision: ResumeDecision,
+    options: ResumeOptions = {},
+  ): Promise<AgentResult<Structured>> {
+    const { trustUnsignedState, ...config } = options;
+    return finalResult(this.#resumeSteps(state, decision, config, trustUnsignedState === true)) as Promise<
+      AgentResult<Structured>
+    >;
+  }
+
+  async *#resumeSteps(
+    state: unknown,
+    decision: ResumeDecision,
+    options: Partial<RunnableConfig>,
+    trustUnsigned: boolean,
+  ): AsyncGenerator<AgentEvent, AgentResult> {
+    if (this.#shutDown) throw new ConfigError({ message: "this agent was shut down; build a new one" });
+    const resume = this.#resume;
+    if (!resume) {
+      throw new ConfigError({
+        message: `resume() continues code-action runs; this agent's pattern is "${this.pattern}". Build it with pattern: "code-action".`,
+      });
     }
+    checkDecision(decision);
+    const checked = verifyState(state, { secret: resume.secret, trustUnsigned });
+    return yield* this.#runSteps(fromStateMessages(checked.messages), checked.runId, options, (run) =>
+      resume.stream(checked, decision, run),
+    );
   }
 
   /**
@@ -166,6 +222,16 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     if (this.#shutDown) throw new ConfigError({ message: "this agent was shut down; build a new one" });
     const messages = toMessages(input);
     const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+    return yield* this.#runSteps(messages, runId, options, (run) => this.#turn(messages, runId, run));
+  }
+
+  /** A turn (a new one, or a resumed run) as one chain run. */
+  async *#runSteps(
+    messages: BaseMessage[],
+    runId: string,
+    options: Partial<RunnableConfig> | undefined,
+    turn: (run: TurnRunOptions) => AsyncGenerator<AgentEvent, AgentResult>,
+  ): AsyncGenerator<AgentEvent, AgentResult> {
     const config = ensureConfig({ ...options, metadata: { ...options?.metadata, codeactionRunId: runId } });
     const manager = await getCallbackManagerForConfig(config);
     const chainRun = await manager?.handleChainStart(
@@ -185,12 +251,12 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     });
     let ended = false;
     try {
-      const turn = this.#turn(messages, runId, {
+      const steps = turn({
         signal: runSignal(observer, config.signal),
         ...(chainRun ? { callbacks: chainRun.getChild() } : {}),
         observer,
       });
-      const result = yield* observeTurn(observer, turn);
+      const result = yield* observeTurn(observer, steps);
       ended = true;
       await chainRun?.handleChainEnd({ answer: result.answer, status: result.status, runId });
       return result;
@@ -206,4 +272,30 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
         );
     }
   }
+}
+
+/** The last step's value: what invoke and resume resolve with. */
+async function finalResult<Structured>(
+  steps: AsyncGenerator<AgentEvent, AgentResult>,
+): Promise<AgentResult<Structured>> {
+  while (true) {
+    const step = await steps.next();
+    // `structured` holds what responseFormat checked, so it has the schema's type.
+    if (step.done) return step.value as AgentResult<Structured>;
+  }
+}
+
+function checkDecision(decision: unknown): void {
+  if (typeof decision === "boolean") return;
+  if (
+    typeof decision === "object" &&
+    decision !== null &&
+    typeof (decision as { approved?: unknown }).approved === "boolean"
+  ) {
+    const reason = (decision as { reason?: unknown }).reason;
+    if (reason === undefined || typeof reason === "string") return;
+  }
+  throw new ConfigError({
+    message: `resume(state, decision): decision must be true, false or { approved: boolean, reason?: string }, got ${JSON.stringify(decision)}`,
+  });
 }

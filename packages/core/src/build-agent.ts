@@ -16,6 +16,7 @@ import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/ou
 import { describeNetwork } from "./code-action/prompt.ts";
 import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
+import { checkResumeSecret } from "./durable/run-state.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
@@ -115,6 +116,12 @@ export type BuildAgentOptions = ObserveBuildOptions & {
   /** Tools pattern: model turns before giving up (default 25). */
   maxIterations?: number;
   /**
+   * The key that signs interrupted runs' states and checks them on `agent.resume()` (HMAC-SHA256; at
+   * least 16 bytes, 32 random bytes recommended). Without it, states are unsigned and resume refuses
+   * them unless told `trustUnsignedState` (docs/durable-runs.md).
+   */
+  resumeSecret?: string | Uint8Array;
+  /**
    * The shape of the answer, as LangChain's createAgent takes it: a zod schema or a JSON Schema.
    * The model is told it, the answer is parsed as JSON and checked (a mismatch is sent back to be
    * repaired, naming each path), and `result.structured` is the checked value, typed from a zod schema.
@@ -204,6 +211,12 @@ const optionsSchema = z.strictObject({
     )
     .optional(),
   traceTools: z.boolean().optional(),
+  resumeSecret: z
+    .union([z.string(), z.instanceof(Uint8Array)], { error: "resumeSecret must be a string or a Uint8Array" })
+    .refine((secret) => checkResumeSecret(secret) === undefined, {
+      error: (issue) => checkResumeSecret(issue.input as string) ?? "resumeSecret is too short",
+    })
+    .optional(),
   maxIterations: z.number().int().min(1).optional(),
   responseFormat: z
     .custom<ResponseFormat>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
@@ -334,13 +347,16 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
     const dataFiles = await describeDataFilesFor(build);
     const shellSession = await readySandbox(build);
     const tools = await collectTools(build, ownTools, shellSession);
-    const turn: TurnStream = build.codeAction
+    const codeActionTurn = build.codeAction
       ? createCodeActionTurn({
           ...codeActionTurnOptions(build, dataFiles),
           model,
           tools,
           settings: { ...options.codeAction, escalate: escalateModel ? { model: escalateModel } : undefined },
-        }).stream
+        })
+      : undefined;
+    const turn: TurnStream = codeActionTurn
+      ? codeActionTurn.stream
       : createToolsRunner({
           model,
           tools,
@@ -352,10 +368,12 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
           logger: options.logger,
         }).stream;
     const shutdown = closeOnce(build.cleanups);
+    const resume = codeActionTurn && { stream: codeActionTurn.resume, secret: options.resumeSecret };
     return new CodeActionAgent<StructuredOf<Format>>({
       pattern: options.pattern,
       tools,
       turn,
+      ...(resume ? { resume } : {}),
       shutdown,
       observe: observeOptionsOf(options),
     });
@@ -442,6 +460,7 @@ function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
     sandbox: manager as SandboxManager,
     instructions: options.instructions,
     approval: options.approval,
+    resumeSecret: options.resumeSecret,
     logger: options.logger,
     networkRule: describeNetwork(manager?.config.network ?? "none"),
     answerShape: options.answerShape,

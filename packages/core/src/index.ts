@@ -1,5 +1,5 @@
 export type { SandboxConfigInput } from "@codeaction/sandbox";
-export { CodeActionAgent } from "./agent.ts";
+export { CodeActionAgent, type ResumeOptions } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
 export {
@@ -21,6 +21,10 @@ export type {
 } from "./code-action/program-runner.ts";
 export { createProgramRunner } from "./code-action/program-runner.ts";
 export type { ProgramRun } from "./code-action/run-program.ts";
+export type { CallLogEntry, CallLogLimits } from "./durable/call-log.ts";
+export { type ReplayOptions, type ReplayReport, replayRun } from "./durable/replay-run.ts";
+export { type RunRecord, recordRun } from "./durable/run-record.ts";
+export type { PendingCall, ResumeDecision, RunState, StateMessage } from "./durable/run-state.ts";
 export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
 export { BudgetExceededError } from "./errors/budget-exceeded-error.ts";
@@ -33,6 +37,8 @@ export { MaxIterationsError } from "./errors/max-iterations-error.ts";
 export { McpServerError } from "./errors/mcp-server-error.ts";
 export { McpToolError } from "./errors/mcp-tool-error.ts";
 export { ModelCallError } from "./errors/model-call-error.ts";
+export { type DivergentCall, ReplayDivergenceError } from "./errors/replay-divergence-error.ts";
+export { ResumeStateError } from "./errors/resume-state-error.ts";
 export { SandboxRunError } from "./errors/sandbox-run-error.ts";
 export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
@@ -54,14 +60,18 @@ export type {
   AgentInput,
   AgentInputLike,
   AgentResult,
+  AnsweredResult,
   ApprovalDecision,
   ApprovalHook,
+  ApprovalInterrupt,
   ApprovalRequest,
   Attempt,
   AttemptStatus,
   ChatMessageInput,
+  InterruptedResult,
   MessageRole,
   MessageText,
   OutputBytes,
+  RunInterrupt,
   ToolCallRecord,
 } from "./types.ts";

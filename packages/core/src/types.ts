@@ -1,4 +1,6 @@
 import type { OutputFile, RefusedOutputFile } from "./code-action/output-files.ts";
+import type { CallLogEntry } from "./durable/call-log.ts";
+import type { PendingCall, RunState } from "./durable/run-state.ts";
 import type { RunUsage } from "./tracing/usage.ts";
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = {
@@ -8,8 +10,15 @@ export type ApprovalRequest = {
   /** Aborts when the turn is cancelled or the program ends: stop waiting for a person then. */
   signal?: AbortSignal;
 };
-/** What an approval hook answers: true/false, or `{ approved, reason }` (the reason reaches the program or the model). */
-export type ApprovalDecision = boolean | { approved: boolean; reason?: string };
+/**
+ * What an approval hook answers: true/false, or `{ approved, reason }` (the reason reaches the program
+ * or the model). Code-action also takes "interrupt" (or `{ interrupt: true, reason }`): decide later.
+ * The call is not made, the program is stopped, and invoke returns `status: "interrupted"` with a
+ * state to pass to `agent.resume()` (docs/durable-runs.md). The tools pattern denies it.
+ */
+export type ApprovalDecision = boolean | { approved: boolean; reason?: string } | ApprovalInterrupt;
+/** An approval hook's "decide later" (see ApprovalDecision). */
+export type ApprovalInterrupt = "interrupt" | { interrupt: true; reason?: string };
 /** Called before every tool call a program or the model makes; the call runs only when it approves. Fails closed when it throws. */
 export type ApprovalHook = (call: ApprovalRequest) => ApprovalDecision | Promise<ApprovalDecision>;
 
@@ -85,6 +94,8 @@ export type Attempt = {
   invalidResult?: string;
   truncated: boolean;
   toolCalls: ToolCallRecord[];
+  /** The program's call log (docs/durable-runs.md): what replayRun answers its calls from. */
+  callLog?: CallLogEntry[];
   timings: { modelMs: number; containerStartMs: number; runMs: number; totalMs: number };
   usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number };
 } & OutputBytes;
@@ -185,15 +196,18 @@ export type AgentInput = { messages: ChatMessageInput[] };
 export type AgentInputLike = AgentInput | string | ChatMessageInput[];
 
 /**
- * The outcome of one turn: the answer, the conversation, and every attempt and tool call with
+ * The outcome of one turn: an answer (`status` "answered" or "escalated"), or, in code-action, a run
+ * an approval hook interrupted (`status` "interrupted": see InterruptedResult). Check `status` first.
+ */
+export type AgentResult<Structured = unknown> = AnsweredResult<Structured> | InterruptedResult;
+
+/**
+ * A turn that answered: the answer, the conversation, and every attempt and tool call with
  * timings. `Structured` is the type of `structured`: the output of the agent's `responseFormat`.
  */
-export type AgentResult<Structured = unknown> = {
-  /** The conversation, ending with the assistant's answer (an AIMessage). */
-  messages: import("@langchain/core/messages").BaseMessage[];
-  runId: string;
-  pattern: "code-action" | "tools";
-  status: "ok" | "escalated";
+export type AnsweredResult<Structured = unknown> = ResultBase & {
+  /** "answered", or "escalated" when the escalation model's program gave the answer. */
+  status: "answered" | "escalated";
   /** The answer text (for code-action: the RESULT value as printed). */
   answer: string;
   /**
@@ -201,6 +215,32 @@ export type AgentResult<Structured = unknown> = {
    * schema). Without: the answer's JSON value when it is JSON, else undefined.
    */
   structured: Structured;
+  interrupt?: undefined;
+};
+
+/** Where an interrupted run stopped: the call waiting for a decision, and the state to resume it from. */
+export type RunInterrupt = { runId: string; pending: PendingCall; state: RunState };
+
+/**
+ * A code-action turn an approval hook answered "interrupt": the call was not made, the program was
+ * stopped and its container removed. Store `interrupt.state` (plain JSON) anywhere; continue with
+ * `agent.resume(state, decision)` in any process. `__interrupt__` says the same in LangGraph's form.
+ */
+export type InterruptedResult = ResultBase & {
+  status: "interrupted";
+  interrupt: RunInterrupt;
+  __interrupt__: [{ id: string; value: Omit<RunInterrupt, "state"> }];
+  /** Empty: no answer yet. */
+  answer: "";
+  structured: never;
+};
+
+/** What every result has. */
+type ResultBase = {
+  /** The conversation, ending with the assistant's answer (an AIMessage); interrupted: as asked. */
+  messages: import("@langchain/core/messages").BaseMessage[];
+  runId: string;
+  pattern: "code-action" | "tools";
   /** Code-action: every attempt of every sample. */
   attempts: Attempt[];
   /** Tools pattern: every tool call. Code-action: also found inside attempts. */

@@ -68,7 +68,7 @@ describe("the agreement check (real containers)", () => {
         return last.result;
       },
     );
-    expect(result.status).toBe("ok");
+    expect(result.status).toBe("answered");
     expect(result.answer).toBe("5952.35");
     expect(model.calls).toHaveLength(2);
     expect(result.attempts.map((attempt) => [attempt.sample, attempt.result]).sort()).toEqual([
@@ -148,7 +148,7 @@ describe("the agreement check (real containers)", () => {
     const result = await withAgent({ model, pattern: "code-action", codeAction: { samples: 3 } }, (agent) =>
       agent.invoke(ask),
     );
-    expect(result.status).toBe("ok");
+    expect(result.status).toBe("answered");
     expect(["5952.35", '"5952.35"']).toContain(result.answer);
     expect(result.attempts).toHaveLength(3);
   });

@@ -63,7 +63,7 @@ describe("code-action through buildAgent (real containers)", () => {
 
     // The tool ran once on the host; the attempt keeps the program, output and the call.
     expect(calls.count).toBe(1);
-    expect(result.status).toBe("ok");
+    expect(result.status).toBe("answered");
     expect(result.attempts).toHaveLength(1);
     const [attempt] = result.attempts;
     expect(attempt?.program).toBe(analystProgram.trim());

@@ -11,7 +11,7 @@ uncaught exception is printed without this bootstrap's frame or the codeaction_t
 stubs and the bridge), so a traceback shows the program's own lines only (a SyntaxError too).
 
 relay.py carries this file's text (python-sources.ts joins the two when it loads them) and runs it
-as `python3 -I -B -u -X utf8 -c <this source>`.
+as `python3 -s -P -B -u -X utf8 -c <this source>` with PYTHONHASHSEED=0 and no other PYTHON* variable.
 """
 
 import builtins, os, sys, types

@@ -98,7 +98,7 @@ def start_interpreter():
     request_read, request_write = os.pipe()
     reply_read, reply_write = os.pipe()
     os.set_blocking(reply_write, False)
-    argv = [sys.executable, "-I", "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP, *PREIMPORT]
+    argv = [sys.executable, *ISOLATION, "-B", "-u", "-X", "utf8", "-c", BOOTSTRAP, *PREIMPORT]
     pid = os.fork()
     if pid == 0:
         try:
@@ -117,12 +117,25 @@ def start_interpreter():
                         os.close(int(name))
                     except OSError:
                         pass
-            os.execv(sys.executable, argv)
+            os.execve(sys.executable, argv, program_environment())
         finally:
             os._exit(127)
     for fd in (go_read, out_write, err_write, request_write, reply_read):
         os.close(fd)
     return {"pid": pid, "go": go_write, "out": out_read, "err": err_read, "request": request_read, "reply": reply_write}
+
+
+# What -I does but ignoring every PYTHON* variable: -s (no user site) and -P (no script folder on
+# sys.path; Python 3.11 and later). The environment below has no PYTHON* variable but PYTHONHASHSEED,
+# fixed so that str hashes, and with them set orders, repeat from run to run (a resumed or replayed
+# program makes the same calls).
+ISOLATION = ["-s", "-P"] if sys.version_info >= (3, 11) else ["-s"]
+
+
+def program_environment():
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
+    environment["PYTHONHASHSEED"] = "0"
+    return environment
 
 
 def read_request_file(requests_fd, request_id, max_bytes):
@@ -631,6 +644,9 @@ def send_go(go_fd, bridge, workdir):
         "program": os.path.join(bridge, "program.py"),
         "workDirectory": workdir,
         "environment": {
+            # The PYTHON* variables the interpreter was started without (see ISOLATION): the program
+            # sees them, as under -I, and they change nothing in its own interpreter.
+            **{key: value for key, value in os.environ.items() if key.startswith("PYTHON")},
             "CODEACTION_BRIDGE_DIR": bridge,
             "CODEACTION_REQUEST_FD": str(REQUEST_FD),
             "CODEACTION_REPLY_FD": str(REPLY_FD),

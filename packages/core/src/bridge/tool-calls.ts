@@ -6,6 +6,7 @@ import { jsonBytesAtLeast } from "../tool-value-size.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
 import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 import { type KeptValue, keepMessage, keepValue, keptCharacters, keptFields } from "./bounded-value.ts";
+import { EncodedToolResult } from "./encoded-tool-result.ts";
 import { headerFrameParts, hostFrame } from "./frames.ts";
 import { parsedSizeEstimate, parseToolRequest } from "./tool-request.ts";
 
@@ -213,8 +214,12 @@ export class ToolCalls {
    */
   #encode(value: unknown, tool: string): Encoded | { refusal: string; bytes: number } {
     const limit = this.#options.maxResponseBytes;
-    const over = (size: string) =>
-      `the result of ${tool} is ${size} bytes, over the bridge's limit of ${limit} bytes (codeAction.maxResultBytes); ask for less (filter, page or aggregate in the tool)`;
+    const over = (size: string) => resultTooLarge(tool, size, limit);
+    if (value instanceof EncodedToolResult) {
+      const bytes = Buffer.byteLength(value.text);
+      if (bytes > limit) return { refusal: over(String(bytes)), bytes };
+      return { json: value.text, bytes, kept: this.#keep(keepValue(value.record, bytes)) };
+    }
     const atLeast = jsonBytesAtLeast(value, limit);
     if (atLeast > limit) return { refusal: over(`at least ${atLeast}`), bytes: atLeast };
     const unread = this.#options.queuedBytes();
@@ -246,12 +251,7 @@ export class ToolCalls {
     } finally {
       this.#options.clock.resume();
     }
-    if (decision === true) return undefined;
-    if (typeof decision === "object" && decision !== null) {
-      if (decision.approved === true) return undefined;
-      if (typeof decision.reason === "string" && decision.reason !== "") return decision.reason;
-    }
-    return `the call to ${tool} was not approved`;
+    return denialOf(tool, decision);
   }
 
   /** A call the bridge refused before any tool ran: only its size and the reason are kept. */
@@ -314,6 +314,24 @@ export class ToolCalls {
     const parts = body === undefined ? ['{"ok":true,"value":', valueJson ?? "null", "}"] : [body];
     this.#options.send(headerFrameParts(hostFrame.answer, { id }, parts));
   }
+}
+
+/**
+ * Undefined when `decision` approves, else the reason the program is given. Only `true` and
+ * `{ approved: true }` approve: anything else (an "interrupt" the caller does not handle too) denies.
+ */
+export function denialOf(tool: string, decision: ApprovalDecision): string | undefined {
+  if (decision === true) return undefined;
+  if (typeof decision === "object" && decision !== null) {
+    if ("approved" in decision && decision.approved === true) return undefined;
+    if (typeof decision.reason === "string" && decision.reason !== "") return decision.reason;
+  }
+  return `the call to ${tool} was not approved`;
+}
+
+/** The ToolError a program gets for a result over the bridge's limit (`size`: its bytes, or "at least N"). */
+export function resultTooLarge(tool: string, size: string, limit: number): string {
+  return `the result of ${tool} is ${size} bytes, over the bridge's limit of ${limit} bytes (codeAction.maxResultBytes); ask for less (filter, page or aggregate in the tool)`;
 }
 
 /** The tool a request names in its first kilobyte (where the stub writes it), or "". */

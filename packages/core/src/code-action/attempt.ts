@@ -1,7 +1,9 @@
 import type { SandboxSession } from "@codeaction/sandbox";
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
-import type { BaseMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
+import type { CallGate } from "../durable/call-gate.ts";
+import { openCallGate } from "../durable/interrupt.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
@@ -72,12 +74,18 @@ async function runAttemptSteps(
 ): Promise<AttemptOutcome> {
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
   const attemptStarted = performance.now();
-  const { reply, usage } = await askWithSearches({
-    plan: context.discovery,
-    messages: attemptOptions.modelMessages,
-    ask: () => askModel(context, attemptOptions, callbacks),
-    onSearch: (queries) => logger?.debug({ attempt: attemptNumber, queries }, "code-action function search"),
-  });
+  // A resumed attempt runs the program it was interrupted in: no model call.
+  const given = attemptOptions.resume?.reply;
+  const { reply, usage } =
+    given === undefined
+      ? await askWithSearches({
+          plan: context.discovery,
+          messages: attemptOptions.modelMessages,
+          ask: () => askModel(context, attemptOptions, callbacks),
+          onSearch: (queries) =>
+            logger?.debug({ attempt: attemptNumber, queries }, "code-action function search"),
+        })
+      : { reply: new AIMessage(given), usage: undefined };
   const modelMs = Math.round(performance.now() - attemptStarted);
   const replyText = textOf(reply.content);
   const read = readReplyProgram(replyText);
@@ -101,14 +109,20 @@ async function runAttemptSteps(
   // A reply with no single program is refused here: an attempt, and no container.
   if (!read.ok) return { attempt: refusedAttempt(base, { attemptStarted, modelMs }), refusal: read.message };
 
-  const { run, files, containerStartMs } = await runInContainer(context, attemptOptions, program, callbacks);
+  const { run, files, containerStartMs, gate } = await runInContainer(
+    context,
+    attemptOptions,
+    base,
+    callbacks,
+  );
   const timings = {
     modelMs,
     containerStartMs,
     runMs: Math.round(run.runMs),
     totalMs: Math.round(performance.now() - attemptStarted),
   };
-  return { attempt: ranAttempt(context, base, run, timings), run, files };
+  const attempt = { ...ranAttempt(context, base, run, timings), callLog: gate.log.entries() };
+  return { attempt, run, files };
 }
 
 /** The model's reply; a failed call is a ModelCallError naming the attempts so far. */
@@ -136,12 +150,13 @@ function askModel(
 async function runInContainer(
   context: TurnContext,
   attemptOptions: AttemptOptions,
-  program: string,
+  base: AttemptBase,
   callbacks: CallbackManager | undefined,
-): Promise<{ run: ProgramRun; files: CollectedFiles; containerStartMs: number }> {
+): Promise<{ run: ProgramRun; files: CollectedFiles; containerStartMs: number; gate: CallGate }> {
   const { options, runId, emit, signal } = context;
   const { settings } = options;
   const { attemptNumber, sample, logger } = attemptOptions;
+  const { program } = base;
   const containerStarted = performance.now();
   const session = await createSessionFor(context, attemptOptions);
   const containerStartMs = Math.round(performance.now() - containerStarted);
@@ -150,6 +165,21 @@ async function runInContainer(
     context.observer,
     { ...step, program, session, callbacks },
     options.tools,
+  );
+  // The call log's seam: every call logged; a resumed attempt's answered from its log.
+  const gate = openCallGate(
+    context,
+    {
+      attempt: {
+        number: attemptNumber,
+        ...pick(base, "sample", "escalated"),
+        program,
+        modelReply: base.modelReply,
+      },
+      modelMessages: attemptOptions.modelMessages,
+      resume: attemptOptions.resume,
+    },
+    tracker.tools,
   );
   // With data files, the relay starts while they stream in (it waits for the program).
   const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
@@ -173,13 +203,13 @@ async function runInContainer(
       program,
       stubsSource: context.stubsSource,
       preimport: settings.preimport,
-      tools: tracker.tools,
+      tools: gate.tools,
       runId,
       execTimeout: settings.execTimeout,
       maxToolCalls: settings.maxToolCalls,
       ...(settings.maxRequestBytes === undefined ? {} : { maxRequestBytes: settings.maxRequestBytes }),
       ...(settings.maxResultBytes === undefined ? {} : { maxResultBytes: settings.maxResultBytes }),
-      approval: options.approval,
+      approval: gate.approval,
       logger,
       // Tool events name the attempt and sample their program belongs to (samples run at once).
       onEvent: (event) => {
@@ -200,7 +230,7 @@ async function runInContainer(
         ? await collectFiles(session, settings.outputFiles, logger)
         : noFiles;
     observed.end(run);
-    return { run, files, containerStartMs };
+    return { run, files, containerStartMs, gate };
   } catch (error) {
     observed.fail(error);
     throw error;
@@ -329,4 +359,14 @@ async function createSessionFor(
   } finally {
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
+}
+
+/** The fields of `source` that are set, of those named. */
+function pick<Source extends object, Key extends keyof Source>(
+  source: Source,
+  ...keys: Key[]
+): Partial<Pick<Source, Key>> {
+  return Object.fromEntries(
+    keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
+  ) as Partial<Pick<Source, Key>>;
 }

@@ -23,10 +23,17 @@ export async function runSample(context: TurnContext, sampleOptions: SampleOptio
   const modelMessages = [...sampleOptions.opening];
   const attempts: Attempt[] = [];
 
-  for (let attemptNumber = 1; attemptNumber <= settings.maxRepairs + 1; attemptNumber += 1) {
+  const first = sampleOptions.resume?.attempt ?? 1;
+  for (
+    let attemptNumber = first;
+    attemptNumber <= Math.max(first, settings.maxRepairs + 1);
+    attemptNumber += 1
+  ) {
     context.signal.throwIfAborted();
     const outcome = await runAttempt(context, {
       ...sampleOptions,
+      // Only a resumed run's first attempt is given; its repairs ask the model as usual.
+      resume: attemptNumber === first ? sampleOptions.resume : undefined,
       attemptNumber,
       modelMessages,
       attemptsSoFar: attempts,

@@ -2,6 +2,7 @@ import type { SandboxSession } from "@codeaction/sandbox";
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
+import type { GateStopped, ResumePlan } from "../durable/stopped-run.ts";
 import type { ChatModelRunnable } from "../model.ts";
 import type { AnswerShape } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -57,6 +58,8 @@ export type CodeActionTurnOptions = {
   answerShape?: AnswerShape;
   /** Host files placed read-only at /workspace/data in each attempt's container. */
   dataFiles?: DataFile[];
+  /** Signs the states of interrupted runs (buildAgent's resumeSecret). */
+  resumeSecret?: string | Uint8Array;
   /** Receives every container removal, so close() can wait for them. */
   trackRemoval?: (removal: Promise<void>) => void;
 };
@@ -67,6 +70,10 @@ export type TurnContext = {
   messages: BaseMessage[];
   runId: string;
   stubsSource: string;
+  /** SHA-256 of the stubs module (without the seed): a resumed state's tools must have the same. */
+  stubsDigest: string;
+  /** The seed of the program's `random` module (the run id; a resumed run keeps its own). */
+  seed: string;
   stubSignatures: string;
   /** Set when the catalogue is over the discovery budget: the prompt carries its index. */
   discovery?: DiscoveryPlan;
@@ -80,6 +87,10 @@ export type TurnContext = {
   attempts: Attempt[];
   /** Container removals and tool calls in flight: waited for when the turn is aborted. */
   cleanups: Set<Promise<unknown>>;
+  /** Stops the turn as its signal does, with `reason`: a call gate's interrupt or divergence. */
+  abort: (reason: unknown) => void;
+  /** What a call gate stopped the turn for (durable/interrupt.ts), once one did. */
+  stopped?: GateStopped;
 };
 
 /** One sample's model and opening messages (the escalation is one more sample). */
@@ -88,6 +99,8 @@ export type SampleOptions = {
   opening: BaseMessage[];
   sample?: number;
   escalated?: boolean;
+  /** A resumed run: its first attempt's reply is given (no model call) and its calls are answered from the log. */
+  resume?: ResumePlan;
 };
 
 /** A sample's attempts, and its answer and files when one of them succeeded. */

@@ -1,4 +1,9 @@
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { sha256Hex } from "../durable/canonical-json.ts";
+import { seededStubs } from "../durable/determinism.ts";
+import { fromStateMessages, interruptedResult } from "../durable/interrupt.ts";
+import { checkResumable, resumeTurn } from "../durable/resume-turn.ts";
+import type { ResumeDecision, RunState } from "../durable/run-state.ts";
 import { AbortError } from "../errors/abort-error.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import { RunObserver } from "../tracing/run-observer.ts";
@@ -24,15 +29,23 @@ export type CodeActionTurn = {
     runId: string,
     run?: TurnRunOptions,
   ): AsyncGenerator<AgentEvent, AgentResult>;
+  /** Continues an interrupted run from its checked state (durable/resume-turn.ts). */
+  resume(
+    state: RunState,
+    decision: ResumeDecision,
+    run?: TurnRunOptions,
+  ): AsyncGenerator<AgentEvent, AgentResult>;
 };
 
 /**
  * One code-action turn: the model writes a program, it runs in a fresh container, failures are
  * repaired, and with `samples` > 1 independent programs must agree. `run.signal` cancels it at any
  * stage: the turn then removes its containers, waits for its tool calls, and throws an AbortError.
+ * An approval hook's "interrupt" ends it the same way, with an interrupted result instead.
  */
 export function createCodeActionTurn(options: CodeActionTurnOptions): CodeActionTurn {
   const stubsSource = renderStubsModule(options.tools);
+  const stubsDigest = sha256Hex(stubsSource);
   const stubs = buildStubs(options.tools);
   const stubSignatures = stubs.map((stub) => stub.signature).join("\n\n");
   const discovery = planDiscovery(
@@ -40,49 +53,83 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
     stubs,
     options.settings.discovery ?? defaultDiscoverySettings,
   );
+  const turn = (messages: BaseMessage[], runId: string, seed: string) => ({
+    options,
+    messages,
+    runId,
+    seed,
+    stubsSource: seededStubs(stubsSource, seed),
+    stubsDigest,
+    stubSignatures,
+    ...(discovery ? { discovery } : {}),
+  });
 
   return {
-    async *stream(messages, runId, run = {}) {
-      const queue = createEventQueue<AgentEvent>();
-      const { controller, unlink } = linkedController(run.signal);
-      const started = performance.now();
-      const context: TurnContext = {
-        options,
-        messages,
-        runId,
-        stubsSource,
-        stubSignatures,
-        ...(discovery ? { discovery } : {}),
-        emit: queue.push,
-        signal: controller.signal,
-        logger: options.logger?.child({ name: "codeaction.code-action", runId }),
-        callbacks: run.callbacks,
-        observer: run.observer ?? new RunObserver({ runId }),
-        attempts: [],
-        cleanups: new Set(),
-      };
-      const work = runTurn(context);
-      let finished = false;
-      try {
-        const outcome = yield* queue.drain(work);
-        const result = turnResult(context, outcome, started);
-        finished = true;
-        yield { type: "answer", runId, result };
-        return result;
-      } catch (error) {
-        if (!controller.signal.aborted) throw error;
-        await settleAll(context.cleanups);
-        throw new AbortError({ runId, attempts: [...context.attempts], cause: controller.signal.reason });
-      } finally {
-        unlink();
-        // A consumer that stops early ends the work: the model call and the run are aborted, and
-        // the turn's containers are gone and its tool calls settled before the generator returns.
-        controller.abort(new Error("the stream was left before the answer"));
-        await work.catch(() => undefined);
-        if (!finished) await settleAll(context.cleanups);
-      }
+    stream: (messages, runId, run = {}) => driveTurn(turn(messages, runId, runId), run, runTurn),
+    resume(state, decision, run = {}) {
+      checkResumable(state, { stubsDigest, toolNames: options.tools.map((tool) => tool.name) });
+      const messages = fromStateMessages(state.messages);
+      return driveTurn(turn(messages, state.runId, state.seed), run, (context) =>
+        resumeTurn(context, state, decision),
+      );
     },
   };
+}
+
+type TurnBasis = Pick<
+  TurnContext,
+  "options" | "messages" | "runId" | "seed" | "stubsSource" | "stubsDigest" | "stubSignatures" | "discovery"
+>;
+
+/** Runs `work` as a turn: its events as they come, then its result; cancelled, stopped or interrupted cleanly. */
+async function* driveTurn(
+  basis: TurnBasis,
+  run: TurnRunOptions,
+  work: (context: TurnContext) => Promise<TurnOutcome>,
+): AsyncGenerator<AgentEvent, AgentResult> {
+  const { runId } = basis;
+  const queue = createEventQueue<AgentEvent>();
+  const { controller, unlink } = linkedController(run.signal);
+  const started = performance.now();
+  const context: TurnContext = {
+    ...basis,
+    emit: queue.push,
+    signal: controller.signal,
+    abort: (reason) => controller.abort(reason),
+    logger: basis.options.logger?.child({ name: "codeaction.code-action", runId }),
+    callbacks: run.callbacks,
+    observer: run.observer ?? new RunObserver({ runId }),
+    attempts: [],
+    cleanups: new Set(),
+  };
+  const working = work(context);
+  let finished = false;
+  try {
+    const outcome = yield* queue.drain(working);
+    const result = turnResult(context, outcome, started);
+    finished = true;
+    yield { type: "answer", runId, result };
+    return result;
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+    await settleAll(context.cleanups);
+    const stopped = context.stopped;
+    if (stopped?.stop.kind === "diverged") throw stopped.stop.error;
+    if (stopped?.stop.kind !== "interrupt") {
+      throw new AbortError({ runId, attempts: [...context.attempts], cause: controller.signal.reason });
+    }
+    const result = interruptedResult(context, { ...stopped, stop: stopped.stop }, started);
+    finished = true;
+    yield { type: "answer", runId, result };
+    return result;
+  } finally {
+    unlink();
+    // A consumer that stops early ends the work: the model call and the run are aborted, and
+    // the turn's containers are gone and its tool calls settled before the generator returns.
+    controller.abort(new Error("the stream was left before the answer"));
+    await working.catch(() => undefined);
+    if (!finished) await settleAll(context.cleanups);
+  }
 }
 
 /** The prompt, every sample at once, then the agreement between them (or the escalation). */
@@ -125,7 +172,7 @@ function turnResult(context: TurnContext, outcome: TurnOutcome, started: number)
     messages: [...messages, new AIMessage({ content: outcome.answer })],
     runId,
     pattern: "code-action",
-    status: outcome.status,
+    status: outcome.status === "ok" ? "answered" : "escalated",
     answer: outcome.answer,
     structured: structuredValue(outcome.answer, options.answerShape),
     files: outcome.files.files,

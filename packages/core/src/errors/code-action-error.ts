@@ -10,6 +10,8 @@ export type CodeActionErrorCode =
   | "mcp-server"
   | "mcp-tool"
   | "model-call"
+  | "replay-diverged"
+  | "resume-state"
   | "sandbox-run"
   | "sandbox-unavailable"
   | "scripted-replies-exhausted"

@@ -109,7 +109,12 @@ describe("createToolsRunner", () => {
       status: "ok",
       result: { sum: 5 },
     });
-    expect(result).toMatchObject({ runId: "run-1", pattern: "tools", status: "ok", answer: "It is 5." });
+    expect(result).toMatchObject({
+      runId: "run-1",
+      pattern: "tools",
+      status: "answered",
+      answer: "It is 5.",
+    });
     expect(result.messages.map((message) => message.type)).toEqual(["human", "ai", "tool", "ai"]);
     expect(result.messages.at(-1)).toBeInstanceOf(AIMessage);
     expect(result.toolCalls).toEqual([

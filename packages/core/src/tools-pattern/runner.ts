@@ -255,7 +255,7 @@ function acceptAnswer(
     messages: conversation,
     runId: state.runId,
     pattern: "tools",
-    status: "ok",
+    status: "answered",
     answer: reply.text,
     structured: parsed.ok ? parsed.value : undefined,
     attempts: [],

@@ -1,0 +1,113 @@
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { bridgeDefaults } from "../bridge/bridge-options.ts";
+import type { TurnContext } from "../code-action/turn-context.ts";
+import { textOf } from "../code-action/turn-messages.ts";
+import type { ToolSpec } from "../tool-spec.ts";
+import type { InterruptedResult } from "../types.ts";
+import { CallGate } from "./call-gate.ts";
+import { type RunState, type StateMessage, signState } from "./run-state.ts";
+import type { GateStopped, ResumePlan } from "./stopped-run.ts";
+
+/** The attempt's written program and where it stands, for its gate. */
+type Written = {
+  attempt: RunState["attempt"];
+  modelMessages: BaseMessage[];
+  resume?: ResumePlan | undefined;
+};
+
+/**
+ * The call gate of one attempt's program: its calls logged; a resumed attempt's answered from its
+ * log. When the gate stops the run, the turn is aborted with what stopped it kept on the context.
+ */
+export function openCallGate(context: TurnContext, written: Written, tools: ToolSpec[]): CallGate {
+  const { options } = context;
+  const { resume } = written;
+  const gate: CallGate = new CallGate({
+    runId: context.runId,
+    tools,
+    approval: options.approval,
+    maxResultBytes: options.settings.maxResultBytes ?? bridgeDefaults.maxResponseBytes,
+    ...(resume ? { logged: resume.logged, pending: resume.pending } : {}),
+    stop: (stop) => {
+      context.stopped ??= {
+        stop,
+        attempt: written.attempt,
+        modelMessages: [...written.modelMessages],
+        callLog: () => gate.log.entries(),
+      };
+      context.abort(
+        stop.kind === "diverged"
+          ? stop.error
+          : new Error(`the run was interrupted before ${stop.pending.tool}`),
+      );
+    },
+  });
+  return gate;
+}
+
+/** The result of a turn an approval hook interrupted: its state signed, its containers already gone. */
+export function interruptedResult(
+  context: TurnContext,
+  stopped: GateStopped & { stop: { kind: "interrupt" } },
+  started: number,
+): InterruptedResult {
+  const { runId, options } = context;
+  const { pending } = stopped.stop;
+  const state = signState(
+    {
+      format: "codeaction.run-state",
+      version: 1,
+      runId,
+      seed: context.seed,
+      messages: context.messages.map(stateMessage),
+      modelMessages: stopped.modelMessages.map(stateMessage),
+      attempt: stopped.attempt,
+      callLog: stopped.callLog().filter((entry) => entry.sequence < pending.sequence),
+      pending,
+      settings: {
+        execTimeout: options.settings.execTimeout,
+        maxToolCalls: options.settings.maxToolCalls,
+        maxRepairs: options.settings.maxRepairs,
+        ...(options.settings.maxResultBytes === undefined
+          ? {}
+          : { maxResultBytes: options.settings.maxResultBytes }),
+      },
+      tools: { names: options.tools.map((tool) => tool.name), digest: context.stubsDigest },
+    },
+    options.resumeSecret,
+  );
+  const attempts = [...context.attempts];
+  return {
+    messages: [...context.messages],
+    runId,
+    pattern: "code-action",
+    status: "interrupted",
+    answer: "",
+    structured: undefined as never,
+    interrupt: { runId, pending, state },
+    __interrupt__: [{ id: runId, value: { runId, pending } }],
+    attempts,
+    toolCalls: attempts.flatMap((attempt) => attempt.toolCalls),
+    usage: context.observer.usage(),
+    files: [],
+    refusedFiles: [],
+    timings: { totalMs: Math.round(performance.now() - started) },
+  };
+}
+
+function stateMessage(message: BaseMessage): StateMessage {
+  const type = message.getType();
+  const role = type === "system" ? "system" : type === "ai" ? "assistant" : "user";
+  return { role, content: textOf(message.content) };
+}
+
+/** A state's messages as LangChain messages again. */
+export function fromStateMessages(messages: StateMessage[]): BaseMessage[] {
+  return messages.map((message) =>
+    message.role === "system"
+      ? new SystemMessage(message.content)
+      : message.role === "assistant"
+        ? new AIMessage(message.content)
+        : new HumanMessage(message.content),
+  );
+}

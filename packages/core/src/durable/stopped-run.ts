@@ -1,0 +1,21 @@
+import type { BaseMessage } from "@langchain/core/messages";
+import type { GateStop } from "./call-gate.ts";
+import type { CallLogEntry } from "./call-log.ts";
+import type { PendingCall, ResumeDecision, RunState } from "./run-state.ts";
+
+/** A resumed sample's first attempt: the reply that held its program, and the log its calls are answered from. */
+export type ResumePlan = {
+  attempt: number;
+  reply: string;
+  logged: CallLogEntry[];
+  pending: { call: PendingCall; decision: ResumeDecision };
+};
+
+/** What a call gate stopped a turn for, and what the interrupted state is made of. */
+export type GateStopped = {
+  stop: GateStop;
+  attempt: RunState["attempt"];
+  /** The sample's messages to the model before the attempt's reply. */
+  modelMessages: BaseMessage[];
+  callLog: () => CallLogEntry[];
+};
