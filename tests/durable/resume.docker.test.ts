@@ -84,7 +84,6 @@ describe("approve later, resume in another process", () => {
       answer: "r-ada-42",
       calls: { lookup: 0, charge_card: 1 },
       containersAsked: 1,
-      containersLeft: 0,
     });
   });
 

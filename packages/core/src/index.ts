@@ -22,9 +22,11 @@ export type {
 export { createProgramRunner } from "./code-action/program-runner.ts";
 export type { ProgramRun } from "./code-action/run-program.ts";
 export type { CallLogEntry, CallLogLimits } from "./durable/call-log.ts";
+export { createFileRunStore } from "./durable/file-run-store.ts";
 export { type ReplayOptions, type ReplayReport, replayRun } from "./durable/replay-run.ts";
 export { type RunRecord, recordRun } from "./durable/run-record.ts";
 export type { PendingCall, ResumeDecision, RunState, StateMessage } from "./durable/run-state.ts";
+export type { RunStore } from "./durable/run-store.ts";
 export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
 export { BudgetExceededError } from "./errors/budget-exceeded-error.ts";

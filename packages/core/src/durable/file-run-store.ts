@@ -1,0 +1,122 @@
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { chmod, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { ConfigError } from "../errors/config-error.ts";
+import { ResumeStateError } from "../errors/resume-state-error.ts";
+import type { RunState } from "./run-state.ts";
+import type { RunStore } from "./run-store.ts";
+
+/** A run id as a file name: what the agent makes (`run_` and hex), and nothing that could leave the folder. */
+const runIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
+/** A state file larger than this is refused before it is read (the call log's own budget is 8 MiB). */
+const maxStateBytes = 64 * 1024 * 1024;
+
+/**
+ * The embedded run store: one JSON file per waiting run (`<runId>.json`) in a folder of its own,
+ * 0700, its files 0600, written whole to a temporary name and renamed (a crash leaves the old state
+ * or the new, never half of one), read without following a link, taken by renaming it away first
+ * (the rename is atomic, so only one taker gets it). Files, not node:sqlite: SQLite is still
+ * experimental in Node 22 (a warning on every load), a state is one document read by its key, and a
+ * file per run is easy to inspect, back up and delete.
+ */
+export function createFileRunStore(directory: string): RunStore {
+  const ready = prepareFolder(directory);
+  const pathOf = (runId: string) => join(directory, `${checkRunId(runId)}.json`);
+  return {
+    async save(state) {
+      await ready;
+      const target = pathOf(state.runId);
+      const temporary = join(directory, `.${state.runId}.${randomBytes(6).toString("hex")}.tmp`);
+      const file = await open(
+        temporary,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        0o600,
+      );
+      try {
+        await file.writeFile(JSON.stringify(state));
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, target);
+    },
+    async load(runId) {
+      await ready;
+      return readState(pathOf(runId));
+    },
+    async take(runId) {
+      await ready;
+      const taken = join(directory, `.${checkRunId(runId)}.${randomBytes(6).toString("hex")}.taken`);
+      try {
+        await rename(pathOf(runId), taken);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+        throw error;
+      }
+      try {
+        return await readState(taken);
+      } finally {
+        await unlink(taken).catch(() => undefined);
+      }
+    },
+    async list() {
+      await ready;
+      const names = (await readdir(directory)).filter(
+        (name) => name.endsWith(".json") && !name.startsWith("."),
+      );
+      const dated = await Promise.all(
+        names.map(async (name) => ({
+          runId: name.slice(0, -5),
+          time: (await lstat(join(directory, name))).mtimeMs,
+        })),
+      );
+      return dated
+        .sort((left, right) => left.time - right.time || left.runId.localeCompare(right.runId))
+        .map((entry) => entry.runId);
+    },
+  };
+}
+
+async function prepareFolder(directory: string): Promise<void> {
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const folder = await lstat(directory);
+  if (!folder.isDirectory()) {
+    throw new ConfigError({
+      message: `the run store's folder ${directory} is not a folder (a link or a file); give it a folder of its own`,
+    });
+  }
+  await chmod(directory, 0o700);
+}
+
+function checkRunId(runId: string): string {
+  if (!runIdPattern.test(runId)) {
+    throw new ConfigError({
+      message: `run id ${JSON.stringify(runId).slice(0, 80)} is not one the agent makes (letters, digits, _ and -, at most 64)`,
+    });
+  }
+  return runId;
+}
+
+/** A state file's JSON, or undefined when absent; never through a link, never past maxStateBytes. */
+async function readState(path: string): Promise<RunState | undefined> {
+  let file: Awaited<ReturnType<typeof open>>;
+  try {
+    file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const { size } = await file.stat();
+    if (size > maxStateBytes) {
+      throw new ResumeStateError({
+        reason: "malformed",
+        message: `the run state ${path} is ${size} bytes, over ${maxStateBytes}; it is not one the agent wrote`,
+      });
+    }
+    return JSON.parse(await file.readFile("utf8")) as RunState;
+  } finally {
+    await file.close();
+  }
+}
