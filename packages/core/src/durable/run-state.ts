@@ -38,7 +38,7 @@ export type RunState = {
   /** Every call the program made before the pending one, with how it ended. */
   callLog: CallLogEntry[];
   pending: PendingCall;
-  /** The settings the resumed run must keep (the resuming agent's own are checked against them). */
+  /** The run's settings when it was interrupted, for the record: a resumed run uses the resuming agent's own. */
   settings: { execTimeout: number; maxToolCalls: number; maxRepairs: number; maxResultBytes?: number };
   /** The tools the program was written against: their names, and the digest of their stubs. */
   tools: { names: string[]; digest: string };
