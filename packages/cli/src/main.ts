@@ -19,6 +19,7 @@ Commands:
   doctor                check Docker, its runtimes, the sandbox images and the limits
   image build           build the sandbox image (--data: with numpy, pandas, matplotlib)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
+  replay [RUN_ID]       re-run a journaled ask's program with every tool answered from its log
   audit verify [FILE]   check the run journal's chain: names a changed, removed or reordered record
 
 Options:
@@ -40,6 +41,7 @@ const commands: Record<string, () => Promise<Command>> = {
   mcp: async () => (await import("./commands/mcp.ts")).mcpCommand,
   check: async () => (await import("./commands/check.ts")).checkCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
+  replay: async () => (await import("./commands/replay.ts")).replayCommand,
 };
 
 const subcommands: Record<string, Record<string, () => Promise<Command>>> = {

@@ -1,4 +1,11 @@
-import type { AgentEvent, AgentResult, Attempt, RunUsage, ToolCallRecord } from "@codeaction/core";
+import type {
+  AgentEvent,
+  AgentResult,
+  Attempt,
+  RunRecord as ReplayableRun,
+  RunUsage,
+  ToolCallRecord,
+} from "@codeaction/core";
 import type { CsvTable } from "./csv/csv-table.ts";
 import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./journal/record-limits.ts";
 import { redactSecrets } from "./journal/redact.ts";
@@ -70,6 +77,13 @@ export type RunRecord = {
   timings: { totalMs?: number; setupMs?: number; turnMs?: number };
   /** What the run used (`result.usage`; a run stopped by its budget: the usage until then). */
   usage?: RunUsage;
+  /**
+   * What `codeaction replay` re-executes: the answering program, its stubs, seed and call log
+   * (the library's recordRun), when within the journal's limit (journal/replay-record.ts).
+   */
+  replay?: ReplayableRun;
+  /** Why `replay` is not kept (over the limit, a result kept as a digest only, no call log). */
+  replayOmitted?: string;
 };
 
 export function createRunRecord(options: {

@@ -1,8 +1,8 @@
-import { lstat, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { copyFile, lstat, mkdtemp, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "./run-cli.ts";
+import { repositoryRoot, runCli } from "./run-cli.ts";
 
 // The journal of code-action runs, through the CLI process with real containers and a replayed
 // model: bounded output tails, the attempts of a run that failed, and chat's private /save.
@@ -106,5 +106,52 @@ describe("codeaction chat's /save", () => {
     expect(run.stderr).toMatch(/cannot save the session: .*linked\.json is a symbolic link/);
     expect(await readFile(target, "utf8")).toBe("");
     expect((await lstat(join(cwd, "linked.json"))).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe("codeaction replay", () => {
+  it("reproduces a journaled ask over orders.csv with no model and no tools, and reports an edited stored result", async () => {
+    const cwd = await mkdtemp(join(folder, "replay-"));
+    // The data file is removed before the replay: no tool could read it.
+    await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(cwd, "orders.csv"));
+    const replay = join(repositoryRoot, "examples/replays/q3-revenue.json");
+    const asked = await runCli(
+      ["ask", "--quiet", "--csv", "orders.csv", "--replay", replay, "Q3 revenue per region"],
+      {
+        cwd,
+      },
+    );
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    await unlink(join(cwd, "orders.csv"));
+    const [record] = await journalRecords(cwd);
+    const stored = record!.replay as { result: string; callLog: { tool: string; result?: string }[] };
+    expect(stored.callLog.map((entry) => entry.tool)).toEqual(["load_orders"]);
+    // The attempts do not copy the call log: it is kept once, in `replay`.
+    expect(record!.attempts.every((attempt) => !("callLog" in attempt))).toBe(true);
+
+    const reproduced = await runCli(["replay"], { cwd });
+    expect(reproduced.exitCode, reproduced.stderr).toBe(0);
+    expect(reproduced.stdout).toMatch(
+      new RegExp(
+        `^reproduced: run ${record!.runId}, 1 tool call\\(s\\) answered from the log, the same RESULT: \\[\\{"region": "North America", "revenue": 108664`,
+      ),
+    );
+
+    // The stored result of the call edited: the program computes another RESULT than the record's.
+    const lines = (await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8")).trimEnd().split("\n");
+    const edited = JSON.parse(lines[0]!);
+    edited.replay.callLog[0].result = edited.replay.callLog[0].result.replaceAll(
+      '"region":"APAC"',
+      '"region":"Mars"',
+    );
+    expect(edited.replay.callLog[0].result).not.toBe(stored.callLog[0]!.result);
+    await writeFile(join(cwd, "edited.jsonl"), `${JSON.stringify(edited)}\n`);
+    const differs = await runCli(["replay", record!.runId!, "--journal", "edited.jsonl"], { cwd });
+    expect(differs.exitCode).toBe(1);
+    expect(differs.stdout).toMatch(/^differs: run run_\w+: the program printed RESULT .*; the record says /);
+
+    const unknown = await runCli(["replay", "run_nosuchrun"], { cwd });
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toMatch(/holds no run run_nosuchrun/);
   });
 });

@@ -14,6 +14,7 @@ import { type ScanJob, scanInThreads } from "../csv/scan-thread.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { appendToJournal, defaultJournalPath } from "../journal/append.ts";
+import { attachReplay } from "../journal/replay-record.ts";
 import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
 import {
@@ -377,6 +378,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
       onEvent: (event) => recordEvent(record, event),
     });
     completeRunRecord(record, result);
+    await attachReplay(record, result, agent);
     return result;
   } catch (error) {
     progress.stop();
