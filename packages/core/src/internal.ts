@@ -9,3 +9,4 @@ export { defaultDiscoverySettings, planDiscovery } from "./code-action/tool-inde
 export type { ToolSearch, ToolSearchMatch } from "./code-action/tool-search.ts";
 export { createToolSearch } from "./code-action/tool-search.ts";
 export { parseServerCommand } from "./mcp/parse-server-command.ts";
+export { loadModel } from "./model.ts";

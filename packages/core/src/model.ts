@@ -68,7 +68,9 @@ export function bindToolsThrough(
     };
     if (model instanceof RunnableRetry) {
       const retry = model as unknown as { maxAttemptNumber: number; onFailedAttempt: never };
-      return new RunnableRetry({
+      // The wrapper's own class (a subclass keeps its way of retrying).
+      const RetryClass = model.constructor as typeof RunnableRetry;
+      return new RetryClass({
         ...fields,
         maxAttemptNumber: retry.maxAttemptNumber,
         onFailedAttempt: retry.onFailedAttempt,
@@ -109,7 +111,8 @@ function nativeAnswerFormat(model: BaseChatModel, schema: Record<string, unknown
 /**
  * Resolves a model option: a chat model or a Runnable is used as it is; "<provider>:<model>"
  * becomes that provider's chat model, its package loaded on demand (a missing package is a
- * ConfigError naming it). The OpenAI key is checked here, at build time, so a missing key fails
+ * ConfigError naming it). A model built here never retries on its own (`maxRetries: 0`, where
+ * LangChain's default is 6 silent retries with back-off): wrap it in `withRetry()` for retries. The OpenAI key is checked here, at build time, so a missing key fails
  * before any container starts; OPENAI_BASE_URL (and ANTHROPIC_BASE_URL, the providers' own
  * variables) point a provider at a compatible local server.
  */
@@ -144,6 +147,7 @@ export async function loadModel(
   const ModelClass = loaded[entry.className] as
     | (new (fields: {
         model: string;
+        maxRetries: number;
       }) => BaseChatModel)
     | undefined;
   if (typeof ModelClass !== "function") {
@@ -152,7 +156,7 @@ export async function loadModel(
     });
   }
   try {
-    return new ModelClass({ model: name }) as unknown as ChatModelRunnable;
+    return new ModelClass({ model: name, maxRetries: 0 }) as unknown as ChatModelRunnable;
   } catch (error) {
     throw new ConfigError({
       message: `model ${JSON.stringify(model)}: ${entry.className} refused its settings: ${(error as Error).message}`,
@@ -194,6 +198,7 @@ async function openAiModel(
   return new ChatOpenAI({
     model: name,
     apiKey,
+    maxRetries: 0,
     ...(baseURL ? { configuration: { baseURL } } : {}),
   });
 }

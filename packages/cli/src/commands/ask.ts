@@ -16,6 +16,8 @@ import { UsageError } from "../errors/usage-error.ts";
 import { appendToJournal, defaultJournalPath } from "../journal/append.ts";
 import { attachReplay } from "../journal/replay-record.ts";
 import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
+import { explainModelFailure } from "../model-failure.ts";
+import { loadModel } from "../model-load.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
 import {
   completeRunRecord,
@@ -30,7 +32,7 @@ import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
 import { programOutputLine, usageSummary } from "../terminal/run-summary.ts";
-import { preimportFor, questionOptions } from "./question-options.ts";
+import { preimportFor, questionOptions, retriesOption } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
@@ -59,6 +61,9 @@ Model:
                         provider as provider:model, such as anthropic:claude-sonnet-4-5 (its
                         LangChain package installed beside codeaction, its key set)
   --replay FILE         play recorded replies instead: {"replies": ["<reply 1>", ...]}
+  --retries N           try a failed model call again up to N times (default 2; 0 for never),
+                        after 1 s, 2 s, 4 s...; only for HTTP 408, 409, 429, 5xx or no answer,
+                        each retry shown on stderr
   --pattern P           code-action (default) or tools (a tool-calling chat loop, no sandbox)
 
 Sandbox:
@@ -200,7 +205,11 @@ async function askWithSandbox(options: {
     openSandbox({ request, image, sandbox, modules: loaded });
     return loaded;
   });
-  const modelLoad = loadModel(modelChoice);
+  const modelLoad = loadModel(modelChoice, {
+    retries: request.retries,
+    onRetry: (line) => progress.note(`codeaction: ${line}`),
+    env: context.env,
+  });
   for (const pending of [modules, modelLoad]) pending.catch(() => {});
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
   const model = await modelLoad;
@@ -261,11 +270,13 @@ function parseAskArguments(args: string[], context: CliContext) {
       message: "--image and --data choose the sandbox of --pattern code-action",
     });
   }
+  const retries = retriesOption(command, values.retries);
   return {
     values,
     question,
     pattern,
     format,
+    retries,
     showProgram: values["show-program"] === true,
     verbose: values.verbose === true,
   };
@@ -386,7 +397,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
-    if (!turnAbort.signal.aborted) throw error;
+    if (!turnAbort.signal.aborted) throw explainModelFailure(error, request.retries);
     throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
       exitCode: 130,
@@ -457,19 +468,6 @@ export async function saveOutputFiles(
     );
   });
   return paths;
-}
-
-export async function loadModel(choice: ModelChoice): Promise<ModelOption> {
-  if (choice.kind === "live") return choice.model;
-  const { ScriptedChatModel } = await import("@codeaction/core/testing");
-  try {
-    return await ScriptedChatModel.fromReplayFile(choice.file);
-  } catch (error) {
-    throw new CliError(
-      `The replay file ${choice.file} is not a recording: ${(error as Error).message.replace(/^.*?: a replay file/, "a replay file")}. A recording is {"replies": ["<reply 1>", ...]}.`,
-      { code: "replay-invalid", cause: error },
-    );
-  }
 }
 
 /** Streams one turn, turning its events into progress and (with --show-program) a trace on stderr. */

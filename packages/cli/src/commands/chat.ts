@@ -11,13 +11,15 @@ import { scanInThreads } from "../csv/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { writePrivateFile } from "../journal/journal-file.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
+import { explainModelFailure } from "../model-failure.ts";
+import { loadModel } from "../model-load.ts";
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
-import { loadModel, saveOutputFiles } from "./ask.ts";
-import { preimportFor, questionOptions } from "./question-options.ts";
+import { saveOutputFiles } from "./ask.ts";
+import { preimportFor, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -35,9 +37,9 @@ In the session:
                         stopped) and keep the session; at the prompt, clear the line
   Ctrl-D, /exit         end the session
 
-Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --server "CMD", --quiet, --model M, --replay FILE (one recorded reply per program,
-across the whole session), --data, --image NAME, --format table|json|csv|text, --out DIR,
-as for \`codeaction ask\`.`;
+Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --server "CMD", --quiet,
+--model M, --retries N, --replay FILE (one recorded reply per program, across the whole session),
+--data, --image NAME, --format table|json|csv|text, --out DIR, as for \`codeaction ask\`.`;
 
 type ChatTurn = {
   question: string;
@@ -68,6 +70,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command);
+  const retries = retriesOption(command, values.retries);
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
   const files = dataFileArguments({ csv: values.csv, file: values.file });
   // The files are scanned in worker threads while LangChain loads here.
@@ -82,7 +85,11 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const csv = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   progress.update("checking the Docker sandbox");
-  const model = await loadModel(modelChoice);
+  const model = await loadModel(modelChoice, {
+    retries,
+    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
+    env: context.env,
+  });
   const agent = await buildAgentOrDispose(csv, () =>
     buildAgent({
       model,
@@ -95,7 +102,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   );
   progress.stop();
   try {
-    await runSession(agent, { context, format, out: values.out, quiet });
+    await runSession(agent, { context, format, out: values.out, quiet, retries });
   } finally {
     await agent.close().catch(() => undefined);
     await csv.close();
@@ -118,6 +125,7 @@ type Session = {
   format: AnswerFormat;
   out: string | undefined;
   quiet: boolean;
+  retries: number;
   messages: BaseMessage[];
   turns: ChatTurn[];
   last?: AgentResult;
@@ -127,7 +135,13 @@ type Session = {
 
 async function runSession(
   agent: Agent,
-  options: { context: CliContext; format: AnswerFormat; out: string | undefined; quiet: boolean },
+  options: {
+    context: CliContext;
+    format: AnswerFormat;
+    out: string | undefined;
+    quiet: boolean;
+    retries: number;
+  },
 ): Promise<void> {
   const { context } = options;
   const interactive = process.stdin.isTTY === true && context.stdout.isTTY === true;
@@ -232,7 +246,8 @@ async function askInSession(session: Session, question: string): Promise<void> {
     throw new Error("the agent's stream ended without an answer");
   } catch (error) {
     progress.stop();
-    turn.error = cancelled ? "cancelled" : error instanceof Error ? error.message : String(error);
+    const explained = explainModelFailure(error, session.retries);
+    turn.error = cancelled ? "cancelled" : explained instanceof Error ? explained.message : String(explained);
     context.stderr.write(
       cancelled
         ? "codeaction: cancelled\n"

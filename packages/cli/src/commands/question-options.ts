@@ -1,4 +1,6 @@
 import { DATA_IMAGE } from "@codeaction/sandbox/images";
+import { numberOption } from "../arguments.ts";
+import { UsageError } from "../errors/usage-error.ts";
 
 /**
  * What the program's interpreter imports while it waits for the program (`codeAction.preimport`):
@@ -17,8 +19,27 @@ export const questionOptions = {
   server: { type: "string", multiple: true },
   model: { type: "string" },
   replay: { type: "string" },
+  retries: { type: "string" },
   image: { type: "string" },
   data: { type: "boolean" },
   format: { type: "string" },
   out: { type: "string" },
 } as const;
+
+/** How many times `ask` and `chat` try a failed model call again when --retries is not given. */
+export const defaultModelRetries = 2;
+
+/** The most --retries takes. */
+export const maximumModelRetries = 10;
+
+/** --retries: how often a failed model call is tried again (a whole number, default 2). */
+export function retriesOption(command: string, value: string | undefined): number {
+  const retries = numberOption(command, "retries", value, { minimum: 0, maximum: maximumModelRetries });
+  if (retries !== undefined && !Number.isInteger(retries)) {
+    throw new UsageError({
+      command,
+      message: `--retries must be a whole number, got ${JSON.stringify(value)}`,
+    });
+  }
+  return retries ?? defaultModelRetries;
+}

@@ -3,6 +3,7 @@ export type CliErrorCode =
   | "csv-input"
   | "interrupted"
   | "journal"
+  | "model-call"
   | "model-missing"
   | "program-missing"
   | "replay-invalid"

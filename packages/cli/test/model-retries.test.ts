@@ -1,0 +1,78 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  type FailingOpenAIServer,
+  startFailingOpenAIServer,
+} from "../../core/test/fixtures/failing-openai-server.ts";
+import { runCli } from "./run-cli.ts";
+
+// `codeaction ask` as a process against a local server answering in OpenAI's wire format: the
+// server counts the requests that really reached it. --pattern tools needs no Docker.
+let server: FailingOpenAIServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function ask(baseURL: string, extra: string[]) {
+  return runCli(["ask", "--pattern", "tools", "--no-journal", ...extra, "What is 2 + 2?"], {
+    env: { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: baseURL },
+  });
+}
+
+describe("codeaction ask: a failing model is retried as --retries says, and says so", () => {
+  it("--retries 2 against HTTP 500: three requests, each retry on stderr, a hint with the CLI's option", async () => {
+    server = await startFailingOpenAIServer({ status: 500 });
+    const run = await ask(server.baseURL, ["--retries", "2"]);
+    expect(run.exitCode).toBe(1);
+    expect(server.requestCount()).toBe(3);
+    expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 1 of 2 in 1 s\n");
+    expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 2 of 2 in 2 s\n");
+    expect(run.stderr).toContain("The model call failed (HTTP 500), tried 3 times (--retries 2)");
+    expect(run.stderr).toContain("give it more tries with --retries N");
+    expect(run.stderr).not.toContain("withRetry");
+  });
+
+  it("--retries 0: one request, the model built from the provider string does not retry on its own", async () => {
+    server = await startFailingOpenAIServer({ status: 500 });
+    const run = await ask(server.baseURL, ["--retries", "0"]);
+    expect(run.exitCode).toBe(1);
+    expect(server.requestCount()).toBe(1);
+    expect(run.stderr).not.toContain("retry 1");
+    expect(run.stderr).toContain("tried once (--retries 0)");
+  });
+
+  it("by default a 500 is retried, with the CSV's tools bound through the retry, and the answer after it is the answer", async () => {
+    server = await startFailingOpenAIServer({ status: 500, failures: 1, reply: "four" });
+    const folder = await mkdtemp(join(tmpdir(), "codeaction-retries-"));
+    try {
+      await writeFile(join(folder, "numbers.csv"), "a,b\n2,2\n");
+      const run = await ask(server.baseURL, ["--csv", join(folder, "numbers.csv")]);
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe("four");
+      expect(server.requestCount()).toBe(2);
+      expect(run.stderr).toContain("the model answered HTTP 500; retry 1 of 2 in 1 s");
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("a 401 is not retried: one request, and the hint names the key", async () => {
+    server = await startFailingOpenAIServer({ status: 401 });
+    const run = await ask(server.baseURL, ["--retries", "3"]);
+    expect(run.exitCode).toBe(1);
+    expect(server.requestCount()).toBe(1);
+    expect(run.stderr).toContain("The model call failed (HTTP 401)");
+    expect(run.stderr).toContain("Check the model's key (OPENAI_API_KEY");
+  });
+
+  it("--retries takes a whole number from 0 to 10", async () => {
+    const run = await runCli(["ask", "--retries", "1.5", "--pattern", "tools", "q"], {
+      env: { OPENAI_API_KEY: "fixture-key" },
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toContain("--retries must be a whole number");
+  });
+});
