@@ -1,16 +1,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type OpenAIFixture, startOpenAIFixture } from "@codeaction/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  type FailingOpenAIServer,
-  startFailingOpenAIServer,
-} from "../../core/test/fixtures/failing-openai-server.ts";
 import { runCli } from "./run-cli.ts";
 
 // `codeaction ask` as a process against a local server answering in OpenAI's wire format: the
 // server counts the requests that really reached it. --pattern tools needs no Docker.
-let server: FailingOpenAIServer | undefined;
+let server: OpenAIFixture | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -24,10 +21,10 @@ function ask(baseURL: string, extra: string[]) {
 
 describe("codeaction ask: a failing model is retried as --retries says, and says so", () => {
   it("--retries 2 against HTTP 500: three requests, each retry on stderr, a hint with the CLI's option", async () => {
-    server = await startFailingOpenAIServer({ status: 500 });
+    server = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
     const run = await ask(server.baseURL, ["--retries", "2"]);
     expect(run.exitCode).toBe(1);
-    expect(server.requestCount()).toBe(3);
+    expect(server.requests.length).toBe(3);
     expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 1 of 2 in 1 s\n");
     expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 2 of 2 in 2 s\n");
     expect(run.stderr).toContain("The model call failed (HTTP 500), tried 3 times (--retries 2)");
@@ -36,23 +33,23 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
   });
 
   it("--retries 0: one request, the model built from the provider string does not retry on its own", async () => {
-    server = await startFailingOpenAIServer({ status: 500 });
+    server = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
     const run = await ask(server.baseURL, ["--retries", "0"]);
     expect(run.exitCode).toBe(1);
-    expect(server.requestCount()).toBe(1);
+    expect(server.requests.length).toBe(1);
     expect(run.stderr).not.toContain("retry 1");
     expect(run.stderr).toContain("tried once (--retries 0)");
   });
 
   it("by default a 500 is retried, with the CSV's tools bound through the retry, and the answer after it is the answer", async () => {
-    server = await startFailingOpenAIServer({ status: 500, failures: 1, reply: "four" });
+    server = await startOpenAIFixture({ replies: ["four"], failures: { status: 500, count: 1 } });
     const folder = await mkdtemp(join(tmpdir(), "codeaction-retries-"));
     try {
       await writeFile(join(folder, "numbers.csv"), "a,b\n2,2\n");
       const run = await ask(server.baseURL, ["--csv", join(folder, "numbers.csv")]);
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.stdout.trim()).toBe("four");
-      expect(server.requestCount()).toBe(2);
+      expect(server.requests.length).toBe(2);
       expect(run.stderr).toContain("the model answered HTTP 500; retry 1 of 2 in 1 s");
     } finally {
       await rm(folder, { recursive: true, force: true });
@@ -60,10 +57,10 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
   });
 
   it("a 401 is not retried: one request, and the hint names the key", async () => {
-    server = await startFailingOpenAIServer({ status: 401 });
+    server = await startOpenAIFixture({ replies: [], failures: { status: 401 } });
     const run = await ask(server.baseURL, ["--retries", "3"]);
     expect(run.exitCode).toBe(1);
-    expect(server.requestCount()).toBe(1);
+    expect(server.requests.length).toBe(1);
     expect(run.stderr).toContain("The model call failed (HTTP 401)");
     expect(run.stderr).toContain("Check the model's key (OPENAI_API_KEY");
   });

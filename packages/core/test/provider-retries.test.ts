@@ -1,11 +1,11 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadModel } from "../src/model.ts";
-import { type FailingOpenAIServer, startFailingOpenAIServer } from "./fixtures/failing-openai-server.ts";
+import { type OpenAIFixture, startOpenAIFixture } from "../src/testing/index.ts";
 
 // docs/langchain.md: "Nothing is retried for you". A model built from a provider string asks once;
 // withRetry() is the one retry. The local server counts the requests that reached it.
-let server: FailingOpenAIServer | undefined;
+let server: OpenAIFixture | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
@@ -13,26 +13,26 @@ afterEach(async () => {
 
 describe("models built from provider strings do not retry on their own", () => {
   it('"openai:<model>" against HTTP 500: one request, and withRetry({ stopAfterAttempt: 2 }) makes it two', async () => {
-    server = await startFailingOpenAIServer({ status: 500 });
+    server = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
     const environment = { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: server.baseURL };
     const model = await loadModel("openai:gpt-5-mini", environment);
     await expect(model.invoke([new HumanMessage("hi")])).rejects.toMatchObject({ status: 500 });
-    expect(server.requestCount()).toBe(1);
+    expect(server.requests.length).toBe(1);
     await expect(
       model.withRetry({ stopAfterAttempt: 2 }).invoke([new HumanMessage("hi")]),
     ).rejects.toMatchObject({ status: 500 });
-    expect(server.requestCount()).toBe(3);
+    expect(server.requests.length).toBe(3);
   });
 
   it('"anthropic:<model>" against HTTP 500: one request', async () => {
-    server = await startFailingOpenAIServer({ status: 500 });
+    server = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
     const saved = { key: process.env.ANTHROPIC_API_KEY, url: process.env.ANTHROPIC_BASE_URL };
     process.env.ANTHROPIC_API_KEY = "fixture-key";
     process.env.ANTHROPIC_BASE_URL = server.baseURL.replace(/\/v1$/, "");
     try {
       const model = await loadModel("anthropic:claude-sonnet-4-5");
       await expect(model.invoke([new HumanMessage("hi")])).rejects.toMatchObject({ status: 500 });
-      expect(server.requestCount()).toBe(1);
+      expect(server.requests.length).toBe(1);
     } finally {
       for (const [name, value] of [
         ["ANTHROPIC_API_KEY", saved.key],

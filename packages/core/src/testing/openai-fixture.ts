@@ -18,10 +18,20 @@ export type OpenAIFixture = {
  * A small local OpenAI-compatible server that plays scripted replies, so a test can drive the real
  * `ChatOpenAI` client over HTTP. Listens on 127.0.0.1 on a random port. Answers
  * POST /v1/chat/completions, plain or streamed (SSE) as the client asks. When the replies run
- * out it answers 400 with an error naming the problem (400 so the client does not retry).
+ * out it answers 400 with an error naming the problem (400 so the client does not retry). With
+ * `failures`, the first requests get an HTTP error instead (a provider that is down).
  */
-export async function startOpenAIFixture(options: { replies: ScriptedReply[] }): Promise<OpenAIFixture> {
+export async function startOpenAIFixture(options: {
+  replies: ScriptedReply[];
+  /**
+   * The first `count` requests (default: every one) are answered with HTTP `status` and OpenAI's
+   * error body instead of a reply, as a provider that is down or busy answers: for testing retries.
+   */
+  failures?: { status: number; count?: number };
+}): Promise<OpenAIFixture> {
   const replies = [...options.replies];
+  const failures = options.failures;
+  let failed = 0;
   const requests: OpenAIFixtureRequest[] = [];
   let next = 0;
 
@@ -29,6 +39,18 @@ export async function startOpenAIFixture(options: { replies: ScriptedReply[] }):
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     const body = await readJson(request);
     requests.push({ method: request.method ?? "GET", path, body });
+    if (failures && failed < (failures.count ?? Number.POSITIVE_INFINITY)) {
+      failed += 1;
+      sendJson(response, failures.status, {
+        error: {
+          message: "The server had an error while processing your request.",
+          type: "server_error",
+          param: null,
+          code: null,
+        },
+      });
+      return;
+    }
     if (request.method !== "POST" || !path.endsWith("/chat/completions")) {
       sendError(
         response,
