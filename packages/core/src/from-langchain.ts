@@ -18,6 +18,15 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
   const markedSchema = stripSchemaNoise(inputSchemaOf(tool.name, schema));
   const revives = hasValueMarkers(markedSchema);
   const outputSchema = outputSchemaOf(tool);
+  /** The arguments as the tool takes them (dates and bigints revived, the zod schema applied), or a ToolInputError. */
+  const checkArguments = async (args: Record<string, unknown>): Promise<unknown> => {
+    const revived: unknown = revives ? reviveInputValues(tool.name, markedSchema, args) : args;
+    if (!isInteropZodSchema(schema)) return revived;
+    const parsed = await interopSafeParseAsync(schema, revived);
+    if (!parsed.success)
+      throw new ToolInputError({ tool: tool.name, issues: formatIssues(parsed.error), cause: parsed.error });
+    return parsed.data;
+  };
   return {
     name: tool.name,
     description: tool.description ?? "",
@@ -25,18 +34,11 @@ export function fromLangChainTool(tool: StructuredToolInterface, origin = "tool"
     ...(outputSchema ? { outputSchema } : {}),
     origin,
     tracesItself: true,
+    async validate(args) {
+      await checkArguments(args);
+    },
     async invoke(args, context) {
-      let validated: unknown = revives ? reviveInputValues(tool.name, markedSchema, args) : args;
-      if (isInteropZodSchema(schema)) {
-        const parsed = await interopSafeParseAsync(schema, validated);
-        if (!parsed.success)
-          throw new ToolInputError({
-            tool: tool.name,
-            issues: formatIssues(parsed.error),
-            cause: parsed.error,
-          });
-        validated = parsed.data;
-      }
+      const validated = await checkArguments(args);
       const output: unknown = await tool.invoke(validated as never, {
         signal: context.signal,
         metadata: { runId: context.runId },

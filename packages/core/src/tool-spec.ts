@@ -39,6 +39,12 @@ export type ToolSpec = {
    */
   invoke(args: Record<string, unknown>, context: ToolCallContext): Promise<unknown>;
   /**
+   * Checks `args` against the tool's own schema without running it, throwing what `invoke` would
+   * (a ToolInputError). Called before an approval hook, so nobody is asked to approve a call that
+   * could never run; a tool without it is checked by `invoke` alone.
+   */
+  validate?(args: Record<string, unknown>): Promise<void>;
+  /**
    * True when `invoke` reports its own LangChain tool run to `context.callbacks` (a LangChain
    * tool does); otherwise the agent reports one around it.
    */
@@ -63,3 +69,17 @@ export type ToolCallContext = {
     ): Promise<T>;
   };
 };
+
+/** Why the tool's own schema refuses `args` (its `validate`'s message), or undefined when it takes them. */
+export async function invalidArguments(
+  spec: ToolSpec,
+  args: Record<string, unknown>,
+): Promise<string | undefined> {
+  if (!spec.validate) return undefined;
+  try {
+    await spec.validate(args);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}

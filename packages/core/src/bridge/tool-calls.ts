@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import { invalidArguments, type ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
 import { jsonBytesAtLeast } from "../tool-value-size.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
@@ -187,6 +187,10 @@ export class ToolCalls {
   }
 
   async #invoke(call: CallStart, spec: ToolSpec, args: Record<string, unknown>, signal: AbortSignal) {
+    // Checked before anyone is asked: an approval is never sought for a call that could not run.
+    const invalid = this.#options.approval ? await invalidArguments(spec, args) : undefined;
+    if (this.#options.ended()) return;
+    if (invalid !== undefined) return this.#settle(call, "invalid", failure("ToolError", invalid));
     const denial = await this.#approve(spec.name, args, signal);
     if (this.#options.ended()) return;
     if (denial !== undefined) return this.#settle(call, "denied", failure("ToolDenied", denial));

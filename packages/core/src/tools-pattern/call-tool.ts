@@ -1,6 +1,6 @@
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import { invalidArguments, type ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
 import type { ApprovalHook, ApprovalRequest, ToolCallRecord } from "../types.ts";
 import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
@@ -56,6 +56,9 @@ export async function callTool(call: ToolCall): Promise<ToolCallOutcome> {
   }
 
   if (call.approval) {
+    // Checked before anyone is asked: an approval is never sought for a call that could not run.
+    const invalid = await invalidArguments(tool, args);
+    if (invalid !== undefined) return finish("invalid", `Error: ${invalid}`, { error: invalid });
     const denial = await askApproval(call.approval, {
       tool: toolName,
       args,

@@ -260,21 +260,25 @@ function shellTool<Schema extends z.ZodObject>(definition: {
   run(args: z.output<Schema>): Promise<string>;
 }): ToolSpec {
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(definition.schema, { io: "input" });
+  const check = (args: Record<string, unknown>): z.output<Schema> => {
+    const parsed = definition.schema.safeParse(args);
+    if (parsed.success) return parsed.data;
+    throw new ToolInputError({
+      tool: definition.name,
+      issues: formatIssues(parsed.error),
+      cause: parsed.error,
+    });
+  };
   return {
     name: definition.name,
     description: definition.description,
     inputSchema: inputSchema as JsonSchema,
     origin: "sandbox",
+    async validate(args) {
+      check(args);
+    },
     async invoke(args) {
-      const parsed = definition.schema.safeParse(args);
-      if (!parsed.success) {
-        throw new ToolInputError({
-          tool: definition.name,
-          issues: formatIssues(parsed.error),
-          cause: parsed.error,
-        });
-      }
-      return definition.run(parsed.data);
+      return definition.run(check(args));
     },
   };
 }
