@@ -12,6 +12,7 @@ import { CodeActionAgent, type TurnStream } from "./agent.ts";
 import { createCodeActionSandbox, preimportSchema } from "./code-action/code-action-sandbox.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
 import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/discovery-options.ts";
+import { newSandboxManager } from "./code-action/new-sandbox-manager.ts";
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
 import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
@@ -532,7 +533,7 @@ function sandboxManagerFor(
       ...(logger ? { logger } : {}),
     });
   }
-  return mode.shellMode ? new SandboxManager(input, logger ? { logger } : {}) : undefined;
+  return mode.shellMode ? newSandboxManager(input, logger ? { logger } : {}) : undefined;
 }
 
 /** What the prompt says the sandbox has. */

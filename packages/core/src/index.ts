@@ -1,4 +1,5 @@
-export type { SandboxConfigInput } from "@codeaction/sandbox";
+export type { SandboxConfigInput, SandboxErrorCode } from "@codeaction/sandbox";
+export { SandboxConfigError, SandboxError } from "@codeaction/sandbox";
 export { CodeActionAgent, type ResumeOptions } from "./agent.ts";
 export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
@@ -45,6 +46,7 @@ export { SandboxRunError } from "./errors/sandbox-run-error.ts";
 export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { ToolInputError } from "./errors/tool-input-error.ts";
+export { ToolValueError } from "./errors/tool-value-error.ts";
 export { fromLangChainTool } from "./from-langchain.ts";
 export type { JsonSchemaType } from "./json-schema-type.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";

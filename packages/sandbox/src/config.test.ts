@@ -49,18 +49,24 @@ describe("parseSandboxConfig", () => {
       const error = errorOf({ [key]: "none" });
       expect(error.code).toBe("sandbox-config");
       expect(error.message).toContain(
-        `'${key}': use 'network' ("none", "full", "restricted" or { allow: [...] })`,
+        `Invalid sandbox settings: unknown sandbox option '${key}' (use 'network': "none", "full", "restricted" or { allow: [...] }). Valid options:`,
       );
       expect(error.message).toContain(`Valid options: ${sandboxOptionNames.join(", ")}`);
     }
   });
 
   it("names the camelCase field for snake_case spellings, and suggests near misses", () => {
-    expect(errorOf({ memory_limit: "512M" }).message).toContain("'memory_limit': use 'memoryLimit'");
-    expect(errorOf({ read_only_rootfs: true }).message).toContain("'read_only_rootfs': use 'readOnlyRootfs'");
-    expect(errorOf({ memroyLimit: "512M" }).message).toContain("'memroyLimit': did you mean 'memoryLimit'?");
-    expect(errorOf({ timout: 5 }).message).toContain("did you mean 'timeout'?");
-    expect(errorOf({ banana: 1 }).message).toContain("'banana' is not a sandbox option");
+    expect(errorOf({ memory_limit: "512M" }).message).toContain("'memory_limit' (use 'memoryLimit':");
+    expect(errorOf({ read_only_rootfs: true }).message).toContain(
+      "'read_only_rootfs' (use 'readOnlyRootfs':",
+    );
+    expect(errorOf({ memroyLimit: "512M" }).message).toContain(
+      "unknown sandbox option 'memroyLimit' (did you mean 'memoryLimit'?). Valid options:",
+    );
+    expect(errorOf({ timout: 5 }).message).toContain("(did you mean 'timeout'?)");
+    expect(errorOf({ banana: 1 }).message).toContain("unknown sandbox option 'banana'. Valid options:");
+    // No stray punctuation where a hint ends and the list starts.
+    expect(errorOf({ netwrk: "none" }).message).not.toMatch(/\?\.|\.\.|: '/);
   });
 
   it("refuses out-of-range values with the field name and the range", () => {

@@ -270,19 +270,19 @@ const networkAliases = new Set([
 export function hintForUnknownKey(key: string): string {
   const lower = key.toLowerCase();
   if (networkAliases.has(lower))
-    return `'${key}': use 'network' ("none", "full", "restricted" or { allow: [...] })`;
+    return `'${key}' (use 'network': "none", "full", "restricted" or { allow: [...] })`;
   const camel = toCamelCase(key);
   const exact = sandboxOptionNames.find((name) => name === camel || name.toLowerCase() === lower);
-  if (exact) return `'${key}': use '${exact}' (options are camelCase)`;
+  if (exact) return `'${key}' (use '${exact}': options are camelCase)`;
   let best: { name: string; distance: number } | undefined;
   for (const name of sandboxOptionNames) {
     const distance = editDistance(camel.toLowerCase(), name.toLowerCase());
     if (!best || distance < best.distance) best = { name, distance };
   }
   if (best && best.distance <= Math.max(2, Math.floor(best.name.length / 4))) {
-    return `'${key}': did you mean '${best.name}'?`;
+    return `'${key}' (did you mean '${best.name}'?)`;
   }
-  return `'${key}' is not a sandbox option`;
+  return `'${key}'`;
 }
 
 /**
@@ -301,7 +301,7 @@ export function parseSandboxConfig(given: unknown = {}): SandboxConfig {
     const hints = unknownKeys.map(hintForUnknownKey).join(", ");
     throw new SandboxConfigError({
       issues: [
-        `Unknown sandbox option${unknownKeys.length > 1 ? "s" : ""}: ${hints}. Valid options: ${sandboxOptionNames.join(", ")}`,
+        `unknown sandbox option${unknownKeys.length > 1 ? "s" : ""} ${hints}. Valid options: ${sandboxOptionNames.join(", ")}.`,
       ],
     });
   }

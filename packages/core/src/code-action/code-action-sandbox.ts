@@ -1,6 +1,7 @@
-import { type SandboxConfigInput, SandboxManager, type SandboxPrelaunch } from "@codeaction/sandbox";
+import type { SandboxConfigInput, SandboxManager, SandboxPrelaunch } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import { z } from "zod";
+import { newSandboxManager } from "./new-sandbox-manager.ts";
 import { relayCommand } from "./run-program.ts";
 
 /** A Python module's dotted name, such as `pandas` or `matplotlib.pyplot`. */
@@ -54,7 +55,7 @@ export function createCodeActionSandbox(
   config: SandboxConfigInput = {},
   options: CodeActionSandboxOptions = {},
 ): SandboxManager {
-  return new SandboxManager(withDefaultPool(config, options.samples ?? 1), {
+  return newSandboxManager(withDefaultPool(config, options.samples ?? 1), {
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.prelaunch ? { prelaunch: options.prelaunch } : {}),
     warmCommand: relayCommand(preimportSchema.parse(options.preimport ?? [])),

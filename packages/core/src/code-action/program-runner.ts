@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
+import type { SandboxConfigInput, SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent, ApprovalHook } from "../types.ts";
+import { newSandboxManager } from "./new-sandbox-manager.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
 import { type ProgramRun, relayCommand, runProgram } from "./run-program.ts";
 
@@ -99,7 +100,7 @@ type RunnerState = {
 
 /** A sandbox manager whose engine and image answered; else SandboxUnavailableError. */
 async function readyManager(options: ProgramRunnerOptions): Promise<SandboxManager> {
-  const manager = new SandboxManager(options.sandbox ?? { network: "none" }, {
+  const manager = newSandboxManager(options.sandbox ?? { network: "none" }, {
     ...(options.logger ? { logger: options.logger } : {}),
     warmCommand: relayCommand(),
   });
