@@ -28,6 +28,7 @@ import {
   terminalSafeJson,
 } from "../run-record.ts";
 import { serverSpecs } from "../server-options.ts";
+import { describeAttemptFailure } from "../terminal/describe-attempt-failure.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
@@ -387,6 +388,7 @@ async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<Agen
       verbose: request.verbose,
       signal: turnAbort.signal,
       onEvent: (event) => recordEvent(record, event),
+      image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
     });
     completeRunRecord(record, result);
     await attachReplay(record, result, agent);
@@ -481,9 +483,12 @@ async function runTurn(
     verbose: boolean;
     signal?: AbortSignal;
     onEvent?: (event: AgentEvent) => void;
+    image: string;
   },
 ): Promise<AgentResult> {
   options.progress.update("waiting for the model");
+  // Each attempt's stderr, for the line that says why it failed.
+  const stderrTails = new Map<string, string>();
   const events = await agent.stream(
     { messages: [{ role: "user", content: question }] },
     options.signal ? { signal: options.signal } : {},
@@ -491,7 +496,7 @@ async function runTurn(
   for await (const event of events) {
     if (event.type === "answer") return event.result;
     options.onEvent?.(event);
-    reportEvent(event, { ...options, pattern: agent.pattern });
+    reportEvent(event, { ...options, pattern: agent.pattern, stderrTails });
   }
   throw new Error("the agent's stream ended without an answer");
 }
@@ -499,7 +504,14 @@ async function runTurn(
 /** One event of a turn on the progress line; with --show-program, the program and its calls too. */
 function reportEvent(
   event: AgentEvent,
-  options: { progress: Progress; showProgram: boolean; verbose: boolean; pattern: Agent["pattern"] },
+  options: {
+    progress: Progress;
+    showProgram: boolean;
+    verbose: boolean;
+    pattern: Agent["pattern"];
+    image: string;
+    stderrTails: Map<string, string>;
+  },
 ): void {
   const { progress, showProgram } = options;
   const show = (text: string) => progress.note(text);
@@ -532,6 +544,7 @@ function reportEvent(
       );
       break;
     case "program-end":
+      options.stderrTails.set(`${event.sample ?? 0}:${event.attempt}`, event.stderrTail);
       if (showProgram) showProgramEnd(event, show);
       break;
     case "data-file-copy":
@@ -541,9 +554,13 @@ function reportEvent(
         progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
       break;
     case "repair-start":
-      show(
-        `attempt ${event.attempt - 1} failed: ${escapeForTerminal(event.reason, { keepNewlines: false })}; asking the model for a corrected program`,
-      );
+      for (const line of describeAttemptFailure({
+        attempt: event.attempt - 1,
+        reason: event.reason,
+        stderrTail: options.stderrTails.get(`${event.sample ?? 0}:${event.attempt - 1}`),
+        image: options.image,
+      }))
+        show(line);
       progress.update("waiting for the model");
       break;
     default:
