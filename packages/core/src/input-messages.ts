@@ -18,19 +18,20 @@ const roles: Record<string, "human" | "ai" | "system"> = {
  * The input of a turn as LangChain messages. Takes what @langchain/core takes as a message-like:
  * `BaseMessage`s, `{ role, content }` with role user, human, assistant, ai or system,
  * `[role, content]` tuples and plain strings (a user message); content is a string or an array of
- * text parts. The whole input may also be one string or an array of message-likes. Anything else
+ * text parts. The whole input may also be one string, one message (`new HumanMessage("...")`, as a
+ * LangChain chat model takes it) or an array of message-likes. Anything else
  * is refused with a TypeError naming the message and what to send instead.
  */
-export function toMessages(input: AgentInput | string | BaseMessageLike[]): BaseMessage[] {
+export function toMessages(input: AgentInput | string | BaseMessage | BaseMessageLike[]): BaseMessage[] {
   const list: unknown =
-    typeof input === "string"
+    typeof input === "string" || isBaseMessage(input)
       ? [input]
       : Array.isArray(input)
         ? input
         : (input as AgentInput | undefined)?.messages;
   if (!Array.isArray(list) || list.length === 0) {
     throw new TypeError(
-      'invoke/stream take { messages: [{ role: "user", content: "..." }] } (or a string, or an array of messages) with at least one message.',
+      'invoke/stream take { messages: [{ role: "user", content: "..." }] } (or a string, one message, or an array of messages) with at least one message.',
     );
   }
   return list.map((message: unknown, index) => toMessage(message, `messages[${index}]`));
@@ -76,7 +77,7 @@ function checkContent(content: unknown, where: string): void {
     };
     if (typeof part === "string" || (type === "text" && typeof text === "string")) return;
     throw new TypeError(
-      `${where}.content[${index}] is a ${JSON.stringify(type ?? typeof part)} part; the agent reads text only. Send { type: "text", text } parts, or describe the data in text (a program can read files you mount into the sandbox).`,
+      `${where}.content[${index}] is a ${JSON.stringify(type ?? typeof part)} part; the agent reads text only. Send { type: "text", text } parts; to give the program an image or another file, pass its path in codeAction.dataFiles (read-only at /workspace/data), and files the program saves under /workspace/out come back as result.files (limits: codeAction.outputFiles).`,
     );
   });
 }

@@ -83,3 +83,8 @@ export async function invalidArguments(
     return error instanceof Error ? error.message : String(error);
   }
 }
+
+/** A tool call's duration as recorded: milliseconds to 0.01 ms (11.71, not 11.712931000000026). */
+export function roundedMilliseconds(milliseconds: number): number {
+  return Math.round(milliseconds * 100) / 100;
+}

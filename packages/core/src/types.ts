@@ -56,6 +56,7 @@ export type ToolCallRecord = {
    * the turn was cancelled while the tool ran)
    */
   status: "ok" | "error" | "denied" | "limit" | "unknown-tool" | "invalid" | "cancelled";
+  /** Milliseconds, to 0.01 ms. */
   durationMs: number;
 };
 
@@ -192,8 +193,12 @@ export type ChatMessageInput =
 /** The input of `agent.invoke()` and `agent.stream()`: the conversation so far, ending with the user's question. */
 export type AgentInput = { messages: ChatMessageInput[] };
 
-/** What invoke, stream and batch take: `{ messages }`, one string, or an array of messages. */
-export type AgentInputLike = AgentInput | string | ChatMessageInput[];
+/** What invoke, stream and batch take: `{ messages }`, one string, one LangChain message, or an array of messages. */
+export type AgentInputLike =
+  | AgentInput
+  | string
+  | import("@langchain/core/messages").BaseMessage
+  | ChatMessageInput[];
 
 /**
  * The outcome of one turn: an answer (`status` "answered" or "escalated"), or, in code-action, a run

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import { invalidArguments, type ToolSpec } from "../tool-spec.ts";
+import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
 import { jsonBytesAtLeast } from "../tool-value-size.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
@@ -292,7 +292,7 @@ export class ToolCalls {
     const { id, tool } = call;
     this.#bytesInFlight -= call.reserved ?? 0;
     call.reserved = 0;
-    const durationMs = performance.now() - call.startedAt;
+    const durationMs = roundedMilliseconds(performance.now() - call.startedAt);
     const record: ToolCallRecord = { id, tool, status, durationMs, requestBytes: call.requestBytes };
     Object.assign(record, keptFields(call.args, "args"));
     if (response.ok) Object.assign(record, keptFields(result.kept, "result"));

@@ -1,6 +1,6 @@
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import { invalidArguments, type ToolSpec } from "../tool-spec.ts";
+import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
 import type { ApprovalHook, ApprovalRequest, ToolCallRecord } from "../types.ts";
 import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
@@ -82,7 +82,7 @@ function callFinisher(call: ToolCall, toolName: string): FinishCall {
       tool: toolName,
       args: call.args,
       status,
-      durationMs: performance.now() - started,
+      durationMs: roundedMilliseconds(performance.now() - started),
       ...extra,
     },
     content,
