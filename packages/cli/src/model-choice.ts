@@ -3,6 +3,7 @@ import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
 import { redactUrls } from "./journal/redact.ts";
+import { firstRunReplayPath } from "./shipped-replay.ts";
 
 /** The live model `ask` uses when OPENAI_API_KEY is set and no --model is given. */
 export const defaultModel = "openai:gpt-5-mini";
@@ -33,7 +34,7 @@ export async function chooseModel(options: {
       await access(options.replay);
     } catch (error) {
       throw new CliError(
-        `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as examples/replays/q3-revenue.json.`,
+        `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath()}.`,
         { code: "replay-missing", cause: error },
       );
     }

@@ -88,6 +88,17 @@ describe("usage errors exit 2 with one line", () => {
     expect(run.stdout).toContain("--show-program");
     expect(run.stdout).toContain("--no-journal");
   });
+
+  it("mcp --help shows a Claude Desktop entry that runs the command through npx, no global install needed", async () => {
+    const run = await runCli(["mcp", "--help"]);
+    expect(run.exitCode).toBe(0);
+    const entry = run.stdout.slice(run.stdout.indexOf('{ "mcpServers"')).replace(/\s+/g, " ");
+    const config = JSON.parse(entry) as { mcpServers: Record<string, { command: string; args: string[] }> };
+    expect(config.mcpServers["memory-code"]).toMatchObject({
+      command: "npx",
+      args: ["-y", "@codeaction/cli", "mcp", "--server", "npx -y @modelcontextprotocol/server-memory"],
+    });
+  });
 });
 
 describe("ask without a model", () => {
@@ -96,6 +107,11 @@ describe("ask without a model", () => {
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^codeaction: No model to ask: set OPENAI_API_KEY .* or pass --replay FILE/);
+    // It names the recording shipped inside the package, never the repository's examples/.
+    expect(run.stderr).not.toContain("examples/replays");
+    const shipped = /--replay (\S+) "What is the sum of the squares of 1 to 10\?"/.exec(run.stderr)?.[1];
+    expect(shipped).toBe(join(repositoryRoot, "packages/cli/replays/first-run.json"));
+    expect(JSON.parse(await readFile(shipped!, "utf8")).replies).toHaveLength(1);
     expectNoStackTrace(run.stderr);
   });
 

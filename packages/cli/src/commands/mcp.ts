@@ -52,9 +52,9 @@ Options:
   --debug               show stack traces
   -h, --help            show this help
 
-Claude Desktop (claude_desktop_config.json):
-  { "mcpServers": { "memory-code": { "command": "codeaction",
-      "args": ["mcp", "--server", "npx -y @modelcontextprotocol/server-memory"] } } }`;
+Claude Desktop (claude_desktop_config.json), with npx fetching the command on first use:
+  { "mcpServers": { "memory-code": { "command": "npx",
+      "args": ["-y", "@codeaction/cli", "mcp", "--server", "npx -y @modelcontextprotocol/server-memory"] } } }`;
 
 export async function mcpCommand(args: string[], context: CliContext): Promise<number> {
   const command = "mcp";

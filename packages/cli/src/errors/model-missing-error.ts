@@ -1,3 +1,4 @@
+import { firstRunQuestion, firstRunReplayPath } from "../shipped-replay.ts";
 import { CliError } from "./cli-error.ts";
 
 const marker = "codeaction.cli.model-missing-error";
@@ -9,7 +10,7 @@ export class ModelMissingError extends CliError {
 
   constructor() {
     super(
-      "No model to ask: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama or vLLM) for a live model, or pass --replay FILE to play recorded replies (examples/replays/ has one for the demo question).",
+      `No model to ask: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local OpenAI-compatible server such as Ollama or vLLM) for a live model, or pass --replay FILE to play recorded replies. One ships with codeaction: codeaction ask --replay ${firstRunReplayPath()} "${firstRunQuestion}"`,
       { code: "model-missing" },
     );
     this.name = "ModelMissingError";

@@ -1,3 +1,4 @@
+import { DATA_IMAGE, DEFAULT_IMAGE } from "../images/names.ts";
 import { SandboxError } from "./sandbox-error.ts";
 
 const marker = "codeaction.sandbox.image-missing-error";
@@ -10,7 +11,7 @@ export class ImageMissingError extends SandboxError {
 
   constructor(options: { image: string; cause?: unknown }) {
     super(
-      `The sandbox image "${options.image}" is not present in the Docker engine. Build it with \`codeaction image build\` (or \`pnpm setup\` in this repository), or set \`image\` to an image you have.`,
+      `The sandbox image "${options.image}" is not present in the Docker engine. ${howToBuild(options.image)}`,
       { code: "image-missing", cause: options.cause },
     );
     this.name = "ImageMissingError";
@@ -20,4 +21,14 @@ export class ImageMissingError extends SandboxError {
   static override isInstance(error: unknown): error is ImageMissingError {
     return SandboxError.hasMarker(error, marker);
   }
+}
+
+/** The command that builds `image`: ours by their flavour, any other name by --tag (the sandbox never pulls). */
+function howToBuild(image: string): string {
+  if (image === DEFAULT_IMAGE)
+    return "Build it with `codeaction image build` (or buildImage() from @codeaction/sandbox).";
+  if (image === DATA_IMAGE) {
+    return 'Build it with `codeaction image build --data` (or buildImage({ flavour: "data" }) from @codeaction/sandbox).';
+  }
+  return `Build our recipe under that name with \`codeaction image build --tag ${image}\` (add --base-image IMAGE for another Python base), or \`docker pull ${image}\` if a registry has it, or set \`image\` to an image you have.`;
 }
