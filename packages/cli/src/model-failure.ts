@@ -64,7 +64,10 @@ export function explainModelFailure(error: unknown, retries: number): unknown {
   if (!isModelCall || !(error instanceof Error) || CliError.isInstance(error)) return error;
   const cause = error.cause ?? error;
   const status = httpStatus(cause) ?? httpStatus(error);
-  const provider = (cause instanceof Error ? cause.message : String(cause)).split("\n")[0]?.trim();
+  const provider = (cause instanceof Error ? cause.message : String(cause))
+    .split("\n")[0]
+    ?.trim()
+    .replace(/\.$/, "");
   const answered = status === undefined ? "" : ` (HTTP ${status})`;
   if (!isRetryable(cause)) {
     return new CliError(

@@ -19,7 +19,10 @@ function ask(baseURL: string, extra: string[]) {
   });
 }
 
-describe("codeaction ask: a failing model is retried as --retries says, and says so", () => {
+// Each case starts the command as a process (seconds each on a loaded machine) and waits out its retries.
+describe("codeaction ask: a failing model is retried as --retries says, and says so", {
+  timeout: 120_000,
+}, () => {
   it("--retries 2 against HTTP 500: three requests, each retry on stderr, a hint with the CLI's option", async () => {
     server = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
     const run = await ask(server.baseURL, ["--retries", "2"]);
@@ -30,6 +33,7 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
     expect(run.stderr).toContain("The model call failed (HTTP 500), tried 3 times (--retries 2)");
     expect(run.stderr).toContain("give it more tries with --retries N");
     expect(run.stderr).not.toContain("withRetry");
+    expect(run.stderr).not.toMatch(/\w\.\. /);
   });
 
   it("--retries 0: one request, the model built from the provider string does not retry on its own", async () => {
