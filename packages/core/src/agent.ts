@@ -9,6 +9,7 @@ import {
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { z } from "zod";
+import { renderStubSignatures } from "./code-action/python-stubs.ts";
 import { fromStateMessages } from "./durable/interrupt.ts";
 import { type ResumeDecision, type RunState, verifyState } from "./durable/run-state.ts";
 import { AbortError } from "./errors/abort-error.ts";
@@ -197,6 +198,16 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
         }),
       },
     ) as unknown as StructuredToolInterface;
+  }
+
+  /**
+   * The agent's tools as a code-action model reads them: one typed Python function per tool
+   * (extraTools, MCP tools, shell tools) with its docstring, signatures only, in the prompt's order.
+   * The text `codeaction tools` prints. Above `codeAction.discovery`'s budget the prompt carries a
+   * compact index instead, and a program still imports every one of these.
+   */
+  describeTools(): string {
+    return renderStubSignatures([...this.tools]);
   }
 
   /** Removes the containers (waiting for pending removals) and closes the MCP servers. Idempotent. */

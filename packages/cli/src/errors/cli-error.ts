@@ -5,6 +5,7 @@ export type CliErrorCode =
   | "journal"
   | "model-call"
   | "model-missing"
+  | "module-invalid"
   | "program-missing"
   | "replay-invalid"
   | "replay-missing"
