@@ -1,7 +1,8 @@
 // What a user pays to install and import us, side by side with what our dependencies alone cost.
 // Packs the packages, installs the tarballs with npm into a new project under /tmp (as the packaging
 // test does), then measures:
-// - install size: the consumer's whole node_modules, and our three packages' share of it;
+// - install size: the consumer's whole node_modules, our three packages' share of it, and each of
+//   their direct dependencies' share (what only it brings in: dependency-shares.ts);
 // - cold import: a fresh `node` importing @codeaction/core, against a floor that imports exactly the
 //   third-party modules our compiled code imports (@langchain/core, @langchain/openai, dockerode, the
 //   MCP SDK, pino, zod) and against an empty `node`. Our share of the import cost is
@@ -12,6 +13,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createConsumer } from "../tests/packaging/consumer-project.ts";
 import { packPackages, repositoryRoot } from "../tests/packaging/pack-packages.ts";
+import { dependencyShares } from "./dependency-shares.ts";
 import { round, summarize } from "./stats.ts";
 import { type Row, renderTable } from "./table.ts";
 
@@ -67,7 +69,15 @@ async function measure(project: string): Promise<Row[]> {
   );
   const mebibytes = (bytes: number) => round(bytes / 1024 / 1024);
   const oursTotal = ours.reduce((sum, bytes) => sum + bytes, 0);
+  const shares: Row[] = dependencyShares(project).map((share) => ({
+    section: "install, by dependency",
+    figure: share.dependency,
+    p50: mebibytes(share.bytes),
+    unit: "MiB",
+    note: `${share.packages} packages, ${round((share.bytes / total) * 100)}% of node_modules`,
+  }));
   return [
+    ...shares,
     { section: "install", figure: "consumer node_modules (npm)", p50: mebibytes(total), unit: "MiB" },
     { section: "install", figure: "our three packages in it", p50: mebibytes(oursTotal), unit: "MiB" },
     {
