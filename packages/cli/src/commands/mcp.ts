@@ -186,17 +186,24 @@ async function serveStdio(serve: Serve): Promise<void> {
 async function serveHttpUntilStopped(
   serve: Serve & { host: string; port: number; token: string | undefined },
 ): Promise<void> {
-  const [{ serveHttp }, { createCodeModeServer }] = await Promise.all([
+  const [{ serveHttp }, { createCodeModeServer }, { createRunAdmission }] = await Promise.all([
     import("../mcp-server/serve-http.ts"),
     import("../mcp-server/code-mode-server.ts"),
+    import("../mcp-server/run-admission.ts"),
   ]);
+  const admission = createRunAdmission();
   await serveHttp({
     host: serve.host,
     port: serve.port,
     token: serve.token,
     functionCount: serve.runner.tools.length,
     context: serve.context,
-    createServer: () => createCodeModeServer({ ...serve, onRun: logRun(serve.context) }),
+    createServer: (request) =>
+      createCodeModeServer({
+        ...serve,
+        onRun: logRun(serve.context),
+        admit: admission.forConnection(request.socket),
+      }),
     stopped: untilStopped([]),
   });
 }

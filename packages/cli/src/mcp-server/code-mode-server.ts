@@ -9,6 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { recordToolCall } from "../run-record.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
+import { boundedResult, boundedTail } from "./reply-bounds.ts";
+import type { ConnectionAdmission } from "./run-admission.ts";
 import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
 
 /** Characters of a tool call's arguments kept in a run_program result; longer ones become a preview. */
@@ -45,7 +47,11 @@ const runOutputSchema = {
     exitCode: { type: ["integer", "null"] },
     stdout: { type: "string" },
     stderr: { type: "string" },
-    truncated: { type: "boolean", description: "output went over 1 MiB per stream and was cut" },
+    truncated: {
+      type: "boolean",
+      description:
+        "output went over 1 MiB per stream, or over this reply's bounds (64 Ki characters of each stream's end, 128 Ki of the RESULT), and was cut",
+    },
     toolCalls: { type: "array", items: toolCallSchema },
     runMs: { type: "number" },
   },
@@ -90,6 +96,8 @@ export function createCodeModeServer(options: {
   runner: ProgramRunner;
   sandboxDescription: string;
   onRun?: (run: ProgramRunResult) => void;
+  /** This connection's place in the server's run queue (run-admission.ts). */
+  admit?: ConnectionAdmission;
 }): Server {
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
   const tools = codeModeTools(options.runner, options.sandboxDescription);
@@ -107,13 +115,17 @@ export function createCodeModeServer(options: {
 
 /** The RESULT as text (or what went wrong), and everything as structured content. */
 export function runResult(run: ProgramRunResult): CallToolResult {
+  // Bounded, so a reply a client never reads stays small (run-admission.ts caps how many there are).
+  const result = run.result === undefined ? undefined : boundedResult(run.result);
+  const stdout = boundedTail(run.stdout);
+  const stderr = boundedTail(run.stderr);
   const structured = {
     status: run.status,
-    result: run.result ?? null,
+    result: result?.text ?? null,
     exitCode: run.exitCode,
-    stdout: run.stdout,
-    stderr: run.stderr,
-    truncated: run.truncated,
+    stdout: stdout.text,
+    stderr: stderr.text,
+    truncated: run.truncated || stdout.cut || stderr.cut || (result?.cut ?? false),
     toolCalls: run.toolCalls.map((call) => {
       const { id: _id, ...recorded } = recordToolCall(call);
       const kept = { ...recorded, durationMs: Math.round(recorded.durationMs) };
@@ -125,7 +137,7 @@ export function runResult(run: ProgramRunResult): CallToolResult {
     runMs: Math.round(run.runMs),
   };
   if (run.status === "ok") {
-    return { content: [{ type: "text", text: run.result ?? "" }], structuredContent: structured };
+    return { content: [{ type: "text", text: result?.text ?? "" }], structuredContent: structured };
   }
   return {
     content: [{ type: "text", text: describeFailure(run) }],

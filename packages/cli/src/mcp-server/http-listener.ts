@@ -3,7 +3,12 @@ import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { bearerChecker } from "./http-token.ts";
+import { readJsonBody } from "./request-body.ts";
 import { allowedHostnames, checkRequest } from "./request-checks.ts";
+import { closeWhenStalled } from "./stalled-connections.ts";
+
+/** Connections open at once; more are closed as they come. */
+export const maxConnections = 64;
 
 export type HttpListener = { url: string; close(): Promise<void> };
 
@@ -18,16 +23,21 @@ export async function listenHttp(options: {
   port: number;
   /** The bearer token every request must carry. */
   token: string;
-  createServer: () => McpServer;
+  /** One MCP server for one request (its socket tells connections apart). */
+  createServer: (request: IncomingMessage) => McpServer;
   onError?: (error: unknown) => void;
+  /** Milliseconds a client may leave a reply unread before its connection is closed. */
+  stallMs?: number;
 }): Promise<HttpListener> {
   const checks = { hostnames: allowedHostnames(options.host), tokenMatches: bearerChecker(options.token) };
-  const http = createServer((request, response) => {
+  const http = createServer({ requestTimeout: 60_000 }, (request, response) => {
     handle(request, response, { ...options, checks }).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) respond(response, 500, "internal error");
     });
   });
+  // Each connection may hold a few runs and their replies (run-admission.ts): this bounds them all.
+  http.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port, options.host, () => {
@@ -43,7 +53,11 @@ export async function listenHttp(options: {
 async function handle(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { createServer: () => McpServer; checks: Parameters<typeof checkRequest>[1] },
+  options: {
+    createServer: (request: IncomingMessage) => McpServer;
+    checks: Parameters<typeof checkRequest>[1];
+    stallMs?: number;
+  },
 ): Promise<void> {
   const refusal = checkRequest(request, options.checks);
   if (refusal) return respond(response, refusal.status, refusal.message, refusal.headers);
@@ -54,14 +68,17 @@ async function handle(
     response.setHeader("Allow", "POST");
     return respond(response, 405, "method not allowed: this server is stateless, POST only");
   }
-  const server = options.createServer();
+  const read = await readJsonBody(request);
+  if (!("body" in read)) return respond(response, read.status, read.message);
+  closeWhenStalled(response, options.stallMs);
+  const server = options.createServer(request);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
   response.on("close", () => {
     void transport.close();
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(request, response);
+  await transport.handleRequest(request, response, read.body);
 }
 
 function respond(

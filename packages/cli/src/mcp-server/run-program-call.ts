@@ -1,6 +1,7 @@
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { ConnectionAdmission } from "./run-admission.ts";
 import { reportRunProgress } from "./run-progress.ts";
 
 /** A program longer than this is refused before a container starts. */
@@ -22,6 +23,8 @@ export async function callRunProgram(
     runner: ProgramRunner;
     onRun?: (run: ProgramRunResult) => void;
     toResult: (run: ProgramRunResult) => CallToolResult;
+    /** A place in the server's run queue (run-admission.ts); without it, no cap. */
+    admit?: ConnectionAdmission;
   },
   args: Record<string, unknown> | undefined,
   extra: Extra,
@@ -35,6 +38,20 @@ export async function callRunProgram(
       `The program is ${program.length} characters; run_program takes at most ${maxProgramCharacters}.`,
     );
   }
+  const ticket = options.admit?.();
+  if (ticket && "refusal" in ticket) return errorResult(ticket.refusal);
+  try {
+    return await runAdmitted(options, program, extra);
+  } finally {
+    ticket?.release();
+  }
+}
+
+async function runAdmitted(
+  options: Parameters<typeof callRunProgram>[0],
+  program: string,
+  extra: Extra,
+): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const stopProgress =
     progressToken === undefined

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CliContext } from "../context.ts";
 import { listenHttp } from "./http-listener.ts";
@@ -16,7 +17,7 @@ export async function serveHttp(options: {
   token: string | undefined;
   functionCount: number;
   context: CliContext;
-  createServer: () => McpServer;
+  createServer: (request: IncomingMessage) => McpServer;
   stopped: Promise<void>;
 }): Promise<void> {
   const { context } = options;
