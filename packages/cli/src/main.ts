@@ -16,6 +16,7 @@ Commands:
   run FILE.py           run your own program against your tools (--server, --csv), no model
   check --server "CMD"  check an MCP server's tools are ready for programs (a table, or --json)
   mcp --server "CMD"    serve code mode to any MCP client (stdio, or --http PORT)
+  desk                  the analyst's desk in a browser: questions, tables, charts (local page)
   doctor                check Docker, its runtimes, the sandbox images and the limits
   image build           build the sandbox image (--data: with numpy, pandas, matplotlib)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
@@ -42,6 +43,7 @@ const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import("./commands/check.ts")).checkCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
   replay: async () => (await import("./commands/replay.ts")).replayCommand,
+  desk: async () => (await import("./desk/desk-command.ts")).deskCommand,
 };
 
 const subcommands: Record<string, Record<string, () => Promise<Command>>> = {

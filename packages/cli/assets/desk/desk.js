@@ -1,0 +1,239 @@
+// The desk's page: plain ES module, no framework. Everything shown is set as text (never HTML),
+// so names and answers from a program cannot inject markup.
+
+const cards = document.getElementById("cards");
+const form = document.getElementById("ask");
+const questionBox = document.getElementById("question");
+const askButton = document.getElementById("ask-button");
+let newConversation = true;
+
+function element(tag, properties = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(properties)) {
+    if (key === "text") node.textContent = value;
+    else if (key === "className") node.className = value;
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+async function loadFiles() {
+  const response = await fetch("/api/files");
+  if (!response.ok) return;
+  const { files } = await response.json();
+  const list = document.getElementById("files");
+  list.replaceChildren(...files.map((path) => element("li", { text: path.split("/").at(-1), title: path })));
+  if (files.length === 0) list.append(element("li", { text: "no data files" }));
+}
+
+/** Reads a text/event-stream body, calling `onEvent(name, data)` for each event. */
+async function readEvents(response, onEvent) {
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end = buffer.indexOf("\n\n");
+    while (end !== -1) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const name = /^event: (.*)$/m.exec(block)?.[1] ?? "message";
+      const data = /^data: (.*)$/m.exec(block)?.[1];
+      onEvent(name, data === undefined ? undefined : JSON.parse(data));
+      end = buffer.indexOf("\n\n");
+    }
+  }
+}
+
+function isRecordList(value) {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((item) => item && typeof item === "object" && !Array.isArray(item))
+  );
+}
+
+function cellText(value) {
+  if (typeof value === "number") return value.toLocaleString("en-US", { maximumFractionDigits: 6 });
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/** A table of records whose column headers sort it (click again: the other way). */
+function recordTable(rows) {
+  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+  const body = element("tbody");
+  const fill = (ordered) =>
+    body.replaceChildren(
+      ...ordered.map((row) =>
+        element(
+          "tr",
+          {},
+          columns.map((column) =>
+            element("td", {
+              text: cellText(row[column]),
+              className: typeof row[column] === "number" ? "number" : "",
+            }),
+          ),
+        ),
+      ),
+    );
+  const headers = columns.map((column) => element("th", { text: column, scope: "col" }));
+  headers.forEach((header, index) => {
+    header.addEventListener("click", () => {
+      const direction = header.getAttribute("aria-sort") === "ascending" ? "descending" : "ascending";
+      for (const other of headers) other.removeAttribute("aria-sort");
+      header.setAttribute("aria-sort", direction);
+      const column = columns[index];
+      const sign = direction === "ascending" ? 1 : -1;
+      fill(
+        [...rows].sort((left, right) => {
+          const a = left[column];
+          const b = right[column];
+          if (typeof a === "number" && typeof b === "number") return (a - b) * sign;
+          return String(a ?? "").localeCompare(String(b ?? "")) * sign;
+        }),
+      );
+    });
+  });
+  fill(rows);
+  return element("table", { className: "answer-table" }, [
+    element("thead", {}, [element("tr", {}, headers)]),
+    body,
+  ]);
+}
+
+function answerView(value, answer) {
+  if (isRecordList(value)) return recordTable(value);
+  if (Array.isArray(value) && value.length > 0) return recordTable(value.map((item) => ({ value: item })));
+  if (value && typeof value === "object") {
+    return recordTable(Object.entries(value).map(([key, item]) => ({ key, value: item })));
+  }
+  return element("p", { className: "answer-text", text: answer });
+}
+
+/** The program with keywords, strings and comments marked (a simple highlighter, text nodes only). */
+function highlighted(program) {
+  const pattern =
+    /(#[^\n]*)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')|\b(def|return|for|in|if|else|elif|import|from|as|with|while|not|and|or|None|True|False|lambda|class|try|except|finally|print)\b/g;
+  const code = element("code");
+  let last = 0;
+  for (const match of program.matchAll(pattern)) {
+    code.append(program.slice(last, match.index));
+    const kind = match[1] ? "comment" : match[2] ? "string" : "keyword";
+    code.append(element("span", { className: kind, text: match[0] }));
+    last = match.index + match[0].length;
+  }
+  code.append(program.slice(last));
+  return element("pre", {}, [code]);
+}
+
+function showAnswer(card, data) {
+  card.body.append(answerView(data.value, data.answer));
+  for (const file of data.files) {
+    if (/^image\/(png|svg\+xml)$/.test(file.mediaType)) {
+      card.body.append(element("img", { src: file.url, alt: file.name, className: "chart" }));
+    } else {
+      card.body.append(
+        element("p", {}, [
+          element("a", {
+            href: file.url,
+            download: file.name,
+            className: "download",
+            text: `Download ${file.name} (${file.size} bytes)`,
+          }),
+        ]),
+      );
+    }
+  }
+  for (const refused of data.refusedFiles ?? []) {
+    card.body.append(
+      element("p", { className: "error", text: `${refused.name} did not come back: ${refused.reason}` }),
+    );
+  }
+  const tokens = data.usage?.totalTokens === undefined ? "" : `, ${data.usage.totalTokens} tokens`;
+  card.meta.textContent = `${(data.totalMs / 1000).toFixed(2)} s${tokens}, question ${data.conversationQuestions} of this conversation, run ${data.runId}`;
+}
+
+function newCard(question) {
+  const card = element("article", { className: newConversation ? "card" : "card follow-up" });
+  const progress = element("p", { className: "progress", text: "sending the question" });
+  const body = element("div", { className: "answer" });
+  const details = element("div", { className: "details" });
+  const meta = element("p", { className: "meta" });
+  card.append(element("h3", { text: question }), progress, body, details, meta);
+  cards.prepend(card);
+  return { card, progress, body, details, meta };
+}
+
+async function ask(question) {
+  const card = newCard(question);
+  askButton.disabled = true;
+  const startedConversation = newConversation;
+  newConversation = false;
+  try {
+    const response = await fetch("/api/ask", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ question, newConversation: startedConversation }),
+    });
+    if (!response.ok) {
+      const { error } = await response.json();
+      card.progress.replaceChildren(element("span", { className: "error", text: error }));
+      return;
+    }
+    await readEvents(response, (name, data) => {
+      if (name === "progress") card.progress.textContent = data.text;
+      else if (name === "program") {
+        card.progress.textContent = `running the program (attempt ${data.attempt}) in the sandbox`;
+        card.details.append(
+          element("details", { className: "program" }, [
+            element("summary", { text: `Program, attempt ${data.attempt}` }),
+            highlighted(data.program),
+          ]),
+        );
+      } else if (name === "tool") {
+        card.details.append(
+          element("p", {
+            className: "tool-call meta",
+            text: `tool call ${data.tool}: ${data.status} (${data.durationMs} ms)`,
+          }),
+        );
+      } else if (name === "output" && (data.stdout || data.stderr)) {
+        card.details.append(
+          element("details", { className: "output" }, [
+            element("summary", { text: `Output, attempt ${data.attempt} (${data.status})` }),
+            element("pre", { text: `${data.stdout}${data.stderr}` }),
+          ]),
+        );
+      } else if (name === "answer") {
+        card.progress.remove();
+        showAnswer(card, data);
+      } else if (name === "error") {
+        card.progress.replaceChildren(element("span", { className: "error", text: data.message }));
+        if (data.fix) card.progress.append(element("p", { className: "fix", text: data.fix }));
+      }
+    });
+  } catch (error) {
+    card.progress.replaceChildren(
+      element("span", { className: "error", text: `the desk did not answer: ${error.message}` }),
+    );
+  } finally {
+    askButton.disabled = false;
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const question = questionBox.value.trim();
+  if (question === "") return;
+  questionBox.value = "";
+  void ask(question);
+});
+document.getElementById("new-conversation").addEventListener("click", () => {
+  newConversation = true;
+  cards.prepend(element("hr"));
+});
+void loadFiles();

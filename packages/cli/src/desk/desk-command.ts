@@ -1,0 +1,152 @@
+import { spawn } from "node:child_process";
+import { readdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
+import { parseCommandArguments } from "../arguments.ts";
+import { loadModel } from "../commands/ask.ts";
+import { preimportFor, questionOptions } from "../commands/question-options.ts";
+import type { CliContext } from "../context.ts";
+import { dataFileArguments } from "../csv/data-formats.ts";
+import { scanInThreads } from "../csv/scan-thread.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { defaultJournalPath } from "../journal/append.ts";
+import { createToken } from "../mcp-server/http-token.ts";
+import { chooseModel, describeModelChoice } from "../model-choice.ts";
+import { createProgress } from "../terminal/progress.ts";
+import { listenDesk } from "./desk-server.ts";
+
+export const deskHelp = `Usage: codeaction desk [options]
+
+The analyst's desk in a browser: a local page where you ask questions over your data files and see
+each answer as a table (or text), with its charts, files, program and tool calls. It serves on
+127.0.0.1 only, at an address with a random token (printed on start); the page keeps the token in
+an HttpOnly cookie. Follow-up questions continue the conversation; "New conversation" starts over.
+
+Options:
+  --csv FILE, --file FILE   data files, as for codeaction ask (repeatable)
+  --folder DIR              every data file in DIR (.csv .tsv .json .jsonl .xlsx .parquet)
+  --data                    the data image (numpy, pandas, matplotlib)
+  --image NAME              the sandbox image
+  --model M, --replay FILE  the model, as for codeaction ask
+  --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
+  --journal PATH            the run journal (default ${defaultJournalPath}); --no-journal: none
+  --port N                  the port (default: a free one)
+  --open                    open the page in the browser (xdg-open or open)
+  -h, --help                show this help`;
+
+const deskOptions = {
+  ...questionOptions,
+  folder: { type: "string" },
+  port: { type: "string" },
+  open: { type: "boolean" },
+  journal: { type: "string" },
+  "no-journal": { type: "boolean" },
+} as const;
+
+const dataExtensions = /\.(csv|tsv|json|jsonl|xlsx|parquet)$/i;
+
+export async function deskCommand(args: string[], context: CliContext): Promise<number> {
+  const command = "desk";
+  const { values } = parseCommandArguments(command, args, deskOptions);
+  if (values.help) {
+    context.stdout.write(`${deskHelp}\n`);
+    return 0;
+  }
+  if (values.image !== undefined && values.data) {
+    throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  const port = values.port === undefined ? 0 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError({
+      command,
+      message: `--port must be a port number (0 to 65535), not ${values.port}`,
+    });
+  }
+  const folderFiles = values.folder ? await filesIn(resolve(context.cwd, values.folder)) : [];
+  const files = dataFileArguments({
+    csv: values.csv?.map((path) => resolve(context.cwd, path)),
+    file: [...(values.file ?? []).map((path) => resolve(context.cwd, path)), ...folderFiles],
+  });
+  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const scans = scanInThreads(files);
+  const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
+    import("@codeaction/core"),
+    import("../csv/csv-tools.ts"),
+  ]);
+  const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
+  progress.note(describeModelChoice(modelChoice));
+  const data = await loadDataFiles(files, progress, { sandbox: true, scans });
+  const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
+  const model = await loadModel(modelChoice);
+  const agent = await buildAgent({
+    model,
+    pattern: "code-action",
+    extraTools: data.tools,
+    sandbox: { network: "none", image },
+    codeAction: { dataFiles: data.sandboxFiles, preimport: preimportFor(image) },
+  }).catch(async (error: unknown) => {
+    await data.close();
+    throw error;
+  });
+  progress.stop();
+  const session = {
+    agent,
+    data,
+    modelChoice,
+    image,
+    context,
+    outRoot: resolve(context.cwd, values.out ?? "codeaction-out"),
+    journalPath: values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath),
+    messages: [],
+    busy: false,
+  };
+  const token = createToken();
+  const listener = await listenDesk({
+    host: "127.0.0.1",
+    port,
+    token,
+    session,
+    dataFiles: files.map((file) => file.path),
+  });
+  context.stdout.write(`codeaction desk: ${listener.url}\n`);
+  if (values.open) openBrowser(listener.url);
+  await untilStopped();
+  await listener.close();
+  await agent.close().catch(() => undefined);
+  await data.close();
+  return 0;
+}
+
+/** The data files directly in `folder`, by name. */
+async function filesIn(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    throw new UsageError({
+      command: "desk",
+      message: `--folder ${JSON.stringify(folder)} cannot be read (${error.code ?? error.message}); give a folder of data files`,
+    });
+  });
+  return entries
+    .filter((entry) => entry.isFile() && dataExtensions.test(entry.name))
+    .map((entry) => join(folder, entry.name))
+    .sort();
+}
+
+function openBrowser(url: string): void {
+  const opener = process.platform === "darwin" ? "open" : "xdg-open";
+  spawn(opener, [url], { stdio: "ignore", detached: true })
+    .on("error", () => undefined)
+    .unref();
+}
+
+/** Resolves on Ctrl-C or SIGTERM. */
+function untilStopped(): Promise<void> {
+  return new Promise((resolvePromise) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolvePromise();
+    };
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  });
+}

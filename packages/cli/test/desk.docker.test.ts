@@ -1,0 +1,176 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { binPath, repositoryRoot } from "./run-cli.ts";
+
+// The desk as a user gets it: a real `codeaction desk` process (real sandbox containers on the data
+// image, a replayed model) and Debian's chromium driven by playwright-core (never a downloaded browser).
+
+const orders = join(repositoryRoot, "examples/data/orders.csv");
+const seedReply = JSON.parse(await readFile(join(repositoryRoot, "examples/replays/q3-revenue.json"), "utf8"))
+  .replies[0] as string;
+const chartReply = JSON.parse(
+  await readFile(join(repositoryRoot, "examples/replays/q3-revenue-chart.json"), "utf8"),
+).replies[0] as string;
+const csvProgram = [
+  "import csv, os",
+  'os.makedirs("/workspace/out", exist_ok=True)',
+  'with open("/workspace/out/regions.csv", "w", newline="") as handle:',
+  "    writer = csv.writer(handle)",
+  '    writer.writerow(["region", "orders"])',
+  "    counts = {}",
+  "    for order in load_orders():",
+  '        counts[order["region"]] = counts.get(order["region"], 0) + 1',
+  "    for region in sorted(counts):",
+  "        writer.writerow([region, counts[region]])",
+  'print("RESULT: saved regions.csv")',
+].join("\n");
+const replies = [seedReply, chartReply, `Saving the counts.\n\n\`\`\`python\n${csvProgram}\n\`\`\``];
+
+let folder: string;
+let desk: ChildProcess;
+let url: string;
+let base: string;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-desk-"));
+  const replay = join(folder, "replay.json");
+  await writeFile(replay, JSON.stringify({ replies }));
+  desk = spawn(process.execPath, [binPath, "desk", "--data", "--csv", orders, "--replay", replay], {
+    cwd: folder,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  desk.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  url = await new Promise<string>((resolve, reject) => {
+    let stdout = "";
+    desk.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
+      stdout += chunk;
+      const found = /codeaction desk: (http\S+)/.exec(stdout);
+      if (found?.[1]) resolve(found[1]);
+    });
+    desk.once("exit", (code) => reject(new Error(`codeaction desk exited with ${code}: ${stderr}`)));
+  });
+  base = new URL(url).origin;
+  browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+      "--disable-quic",
+    ],
+  });
+  page = await browser.newPage({ acceptDownloads: true });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (desk && desk.exitCode === null) {
+    const exited = new Promise((resolve) => desk.once("exit", resolve));
+    desk.kill("SIGTERM");
+    await exited;
+  }
+  await rm(folder, { recursive: true, force: true });
+});
+
+async function askOnPage(question: string): Promise<void> {
+  await page.fill("#question", question);
+  await page.click("#ask-button");
+  await page
+    .locator(".card")
+    .first()
+    .locator(".meta")
+    .filter({ hasText: "run_" })
+    .waitFor({ timeout: 150_000 });
+}
+
+describe("codeaction desk (real process, real sandbox, Debian chromium)", () => {
+  it("refuses a request without the token (401) and one from a foreign origin (403)", async () => {
+    expect((await fetch(`${base}/`)).status).toBe(401);
+    expect(
+      (await fetch(`${base}/api/files`, { headers: { authorization: "Bearer wrong-token" } })).status,
+    ).toBe(401);
+    const token = new URL(url).searchParams.get("token")!;
+    const foreign = await fetch(`${base}/api/files`, {
+      headers: { authorization: `Bearer ${token}`, origin: "http://example.invalid" },
+    });
+    expect(foreign.status).toBe(403);
+    const allowed = await fetch(`${base}/api/files`, { headers: { authorization: `Bearer ${token}` } });
+    expect(allowed.status).toBe(200);
+    expect(allowed.headers.get("content-security-policy")).toContain("default-src 'self'");
+  });
+
+  it("answers the seed question over orders.csv with the four regions in a table, in order", async () => {
+    await page.goto(url);
+    // The token moved into the cookie: the address bar no longer carries it.
+    expect(page.url()).toBe(`${base}/`);
+    await expect.poll(() => page.locator("#files li").allTextContents()).toEqual(["orders.csv"]);
+    await askOnPage("What was the revenue per region in Q3 2026 (July to September)?");
+    const card = page.locator(".card").first();
+    expect(await card.locator("table.answer-table tbody tr td:first-child").allTextContents()).toEqual([
+      "North America",
+      "LATAM",
+      "EMEA",
+      "APAC",
+    ]);
+    expect(await card.locator("table.answer-table tbody tr td:nth-child(2)").allTextContents()).toEqual([
+      "108,664",
+      "81,328",
+      "77,689",
+      "65,023",
+    ]);
+    expect(await card.locator("details.program summary").allTextContents()).toEqual(["Program, attempt 1"]);
+    expect(await card.locator(".tool-call").allTextContents()).toEqual([
+      expect.stringMatching(/^tool call load_orders: ok \(\d+ ms\)$/),
+    ]);
+    await expect
+      .poll(() => card.locator(".meta").last().textContent())
+      .toContain("question 1 of this conversation");
+    // Sorting by revenue, ascending: APAC first.
+    await card.locator("th", { hasText: "revenue" }).click();
+    expect(await card.locator("tbody tr td:first-child").first().textContent()).toBe("APAC");
+    await card.locator("th", { hasText: "revenue" }).click();
+    await card.screenshot({ path: join(repositoryRoot, "docs/desk.png") });
+  }, 180_000);
+
+  it("answers a follow-up in the same conversation, with the chart inline as a loaded image", async () => {
+    await askOnPage("Chart it.");
+    const card = page.locator(".card").first();
+    expect(await card.getAttribute("class")).toContain("follow-up");
+    expect(await card.locator(".meta").last().textContent()).toContain("question 2 of this conversation");
+    const image = card.locator("img.chart");
+    await expect
+      .poll(() => image.evaluate((node: HTMLImageElement) => node.complete && node.naturalWidth))
+      .toBe(800);
+  }, 180_000);
+
+  it("starts a new conversation and offers a CSV the program saved as a download with its content", async () => {
+    await page.click("#new-conversation");
+    await askOnPage("Count the orders per region into a CSV.");
+    const card = page.locator(".card").first();
+    expect(await card.locator(".meta").last().textContent()).toContain("question 1 of this conversation");
+    const [download] = await Promise.all([page.waitForEvent("download"), card.locator("a.download").click()]);
+    expect(download.suggestedFilename()).toBe("regions.csv");
+    const content = await readFile((await download.path())!, "utf8");
+    const counts = new Map<string, number>();
+    const rows = (await readFile(orders, "utf8")).trim().split("\n");
+    const regionColumn = rows[0]!.split(",").indexOf("region");
+    for (const row of rows.slice(1)) {
+      const region = row.split(",")[regionColumn]!;
+      counts.set(region, (counts.get(region) ?? 0) + 1);
+    }
+    const expected = [...counts.keys()].sort().map((region) => `${region},${counts.get(region)}`);
+    expect(content.replaceAll("\r\n", "\n")).toBe(`region,orders\n${expected.join("\n")}\n`);
+  }, 180_000);
+});
