@@ -151,7 +151,12 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
     expect(await card.locator(".meta").last().textContent()).toContain("question 2 of this conversation");
     const image = card.locator("img.chart");
     await expect
-      .poll(() => image.evaluate((node: HTMLImageElement) => node.complete && node.naturalWidth))
+      .poll(() =>
+        image.evaluate((node) => {
+          const loaded = node as unknown as { complete: boolean; naturalWidth: number };
+          return loaded.complete && loaded.naturalWidth;
+        }),
+      )
       .toBe(800);
   }, 180_000);
 

@@ -14,6 +14,7 @@ import { createToken } from "../mcp-server/http-token.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { createProgress } from "../terminal/progress.ts";
 import { listenDesk } from "./desk-server.ts";
+import type { DeskSession } from "./desk-session.ts";
 
 export const deskHelp = `Usage: codeaction desk [options]
 
@@ -62,6 +63,29 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
       message: `--port must be a port number (0 to 65535), not ${values.port}`,
     });
   }
+  const { session, files } = await openSession(values, context);
+  const { agent, data } = session;
+  const token = createToken();
+  const listener = await listenDesk({
+    host: "127.0.0.1",
+    port,
+    token,
+    session,
+    dataFiles: files.map((file) => file.path),
+  });
+  context.stdout.write(`codeaction desk: ${listener.url}\n`);
+  if (values.open) openBrowser(listener.url);
+  await untilStopped();
+  await listener.close();
+  await agent.close().catch(() => undefined);
+  await data.close();
+  return 0;
+}
+
+type DeskValues = ReturnType<typeof parseCommandArguments<typeof deskOptions>>["values"];
+
+/** The data files, the model and the agent (as chat builds it): the desk's one session. */
+async function openSession(values: DeskValues, context: CliContext) {
   const folderFiles = values.folder ? await filesIn(resolve(context.cwd, values.folder)) : [];
   const files = dataFileArguments({
     csv: values.csv?.map((path) => resolve(context.cwd, path)),
@@ -89,7 +113,7 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
     throw error;
   });
   progress.stop();
-  const session = {
+  const session: DeskSession = {
     agent,
     data,
     modelChoice,
@@ -100,21 +124,7 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
     messages: [],
     busy: false,
   };
-  const token = createToken();
-  const listener = await listenDesk({
-    host: "127.0.0.1",
-    port,
-    token,
-    session,
-    dataFiles: files.map((file) => file.path),
-  });
-  context.stdout.write(`codeaction desk: ${listener.url}\n`);
-  if (values.open) openBrowser(listener.url);
-  await untilStopped();
-  await listener.close();
-  await agent.close().catch(() => undefined);
-  await data.close();
-  return 0;
+  return { session, files };
 }
 
 /** The data files directly in `folder`, by name. */
