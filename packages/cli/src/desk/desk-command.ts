@@ -3,8 +3,7 @@ import { readdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../arguments.ts";
-import { loadModel } from "../commands/ask.ts";
-import { preimportFor, questionOptions } from "../commands/question-options.ts";
+import { preimportFor, questionOptions, retriesOption } from "../commands/question-options.ts";
 import type { CliContext } from "../context.ts";
 import { dataFileArguments } from "../csv/data-formats.ts";
 import { scanInThreads } from "../csv/scan-thread.ts";
@@ -12,6 +11,7 @@ import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { createToken } from "../mcp-server/http-token.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
+import { loadModel } from "../model-load.ts";
 import { createProgress } from "../terminal/progress.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
@@ -101,7 +101,11 @@ async function openSession(values: DeskValues, context: CliContext) {
   progress.note(describeModelChoice(modelChoice));
   const data = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
-  const model = await loadModel(modelChoice);
+  const model = await loadModel(modelChoice, {
+    retries: retriesOption("desk", values.retries),
+    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
+    env: context.env,
+  });
   const agent = await buildAgent({
     model,
     pattern: "code-action",
