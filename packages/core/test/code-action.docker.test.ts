@@ -147,8 +147,15 @@ print(f"RESULT: {len(orders)} orders")
     expect(repairRequest).toContain('sum(row["revenue"] for row in orders)');
     expect(repairRequest).toContain("exit code 1");
 
+    // The program's own lines come as program-output events, each in its attempt.
+    const lines = events.flatMap((event) =>
+      event.type === "program-output" ? [`${event.attempt}:${event.stream}:${event.line}`] : [],
+    );
+    expect(lines).toContain("1:stderr:KeyError: 'revenue'");
+    expect(lines).toContain("2:stdout:RESULT: 500 orders");
     // The steps, in order, and the last event carries the same result.
-    expect(events.map((event) => event.type)).toEqual([
+    const steps = events.filter((event) => event.type !== "program-output");
+    expect(steps.map((event) => event.type)).toEqual([
       "program-start",
       "tool-call",
       "tool-result",
@@ -164,7 +171,7 @@ print(f"RESULT: {len(orders)} orders")
     expect(last?.type === "answer" && last.result).toBe(result);
     // The fields of each step: tool events name their attempt; the failed program's end and the
     // repair say why; the tails hold the program's output.
-    const [, call1, result1, end1, repair, , call2, , end2] = events;
+    const [, call1, result1, end1, repair, , call2, , end2] = steps;
     expect(call1).toMatchObject({ type: "tool-call", attempt: 1, tool: "load_orders", args: {} });
     expect(result1).toMatchObject({ type: "tool-result", attempt: 1, tool: "load_orders", status: "ok" });
     expect(call2).toMatchObject({ type: "tool-call", attempt: 2, tool: "load_orders" });
