@@ -221,12 +221,7 @@ async function askWithSandbox(options: {
     image,
     tables: csv.tables,
     toolNames: csv.tools.map((tool) => tool.name),
-    servers: Object.fromEntries(
-      (values.server ?? []).map((commandLine, index) => [
-        Object.keys(servers)[index] ?? `server_${index + 1}`,
-        commandLine,
-      ]),
-    ),
+    servers: serverCommandLines(values.server ?? [], servers),
   });
   const started = performance.now();
   const turn = { request, context, progress, record, journalPath, started };
@@ -238,6 +233,14 @@ async function askWithSandbox(options: {
   }).finally(() => csv.close());
   await reportAnswer(turn, result);
   return 0;
+}
+
+/** Each --server command line under the name its server got. */
+function serverCommandLines(commandLines: string[], servers: Record<string, ServerSpec>) {
+  const names = Object.keys(servers);
+  return Object.fromEntries(
+    commandLines.map((commandLine, index) => [names[index] ?? `server_${index + 1}`, commandLine]),
+  );
 }
 
 /** The checked command line, or undefined after printing the help. */
@@ -554,18 +557,26 @@ function reportEvent(
         progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
       break;
     case "repair-start":
-      for (const line of describeAttemptFailure({
-        attempt: event.attempt - 1,
-        reason: event.reason,
-        stderrTail: options.stderrTails.get(`${event.sample ?? 0}:${event.attempt - 1}`),
-        image: options.image,
-      }))
-        show(line);
-      progress.update("waiting for the model");
+      showRepairStart(event, options);
       break;
     default:
       break;
   }
+}
+
+/** Why the attempt before a repair failed, with a fix where one is known. */
+function showRepairStart(
+  event: Extract<AgentEvent, { type: "repair-start" }>,
+  options: { progress: Progress; image: string; stderrTails: Map<string, string> },
+): void {
+  for (const line of describeAttemptFailure({
+    attempt: event.attempt - 1,
+    reason: event.reason,
+    stderrTail: options.stderrTails.get(`${event.sample ?? 0}:${event.attempt - 1}`),
+    image: options.image,
+  }))
+    options.progress.note(line);
+  options.progress.update("waiting for the model");
 }
 
 /** How an attempt's program ended, with the tails of its output. */

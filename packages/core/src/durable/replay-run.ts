@@ -83,6 +83,16 @@ async function replayIn(
     maxToolCalls: Math.max(50, record.callLog.length + 1),
     signal: controller.signal,
   });
+  return compareReplay(record, run, gate.log.entries().length, stopped);
+}
+
+/** "reproduced", or the first difference between a replayed run and its record. */
+function compareReplay(
+  record: RunRecord,
+  run: Awaited<ReturnType<typeof runProgram>>,
+  made: number,
+  stopped: GateStop | undefined,
+): ReplayReport {
   const seen = {
     status: run.status,
     exitCode: run.exitCode,
@@ -99,7 +109,6 @@ async function replayIn(
       difference: stopped.error.message,
     };
   }
-  const made = gate.log.entries().length;
   if (made < record.callLog.length) {
     const difference = `the program made ${made} call(s); the log holds ${record.callLog.length} (the first not made: ${record.callLog[made]?.tool})`;
     return { ...base, kind: "calls", sequence: made + 1, difference };
