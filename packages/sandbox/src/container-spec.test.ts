@@ -1,7 +1,7 @@
 import type Dockerode from "dockerode";
 import { describe, expect, it } from "vitest";
 import { parseSandboxConfig } from "./config.ts";
-import { buildContainerSpec, findSpecProblems, verifyContainerSpec } from "./container-spec.ts";
+import { buildContainerSpec, findSpecProblems, maskedPaths, verifyContainerSpec } from "./container-spec.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
 import { seccompSecurityOption } from "./seccomp-profile.ts";
@@ -176,6 +176,10 @@ describe("the container spec on Podman", () => {
       `seccomp=${dialect.seccompProfilePath}`,
       expect.stringMatching(/^mask=\/proc\/asound:.*:\/proc\/cmdline:/),
     ]);
+    // Podman splits mask= at colons: every part must be a whole path we mask, none cut in two.
+    const parts = String(spec.HostConfig?.SecurityOpt?.at(-1)).slice("mask=".length).split(":");
+    expect(parts.every((part) => maskedPaths.includes(part))).toBe(true);
+    expect(parts).toContain("/sys/bus/pci");
     expect(spec.HostConfig?.Tmpfs?.["/workspace"]).toBe("rw,nosuid,nodev,size=1073741824,mode=0700,U");
     expect(spec.HostConfig?.Tmpfs?.["/run"]).toBe("rw,noexec,nosuid,nodev,size=65536");
     expect(spec.HostConfig?.Ulimits).toEqual([

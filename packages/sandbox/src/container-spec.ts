@@ -59,7 +59,7 @@ export function seccompOptionFor(dialect: EngineDialect): string {
 /** The security options: Podman masks paths by its own option (it ignores MaskedPaths). */
 function securityOptionsFor(dialect: EngineDialect): string[] {
   const options = ["no-new-privileges", seccompOptionFor(dialect)];
-  if (dialect.engine === "podman") options.push(`mask=${maskedPaths.join(":")}`);
+  if (dialect.engine === "podman") options.push(`mask=${podmanMaskedPaths.join(":")}`);
   return options;
 }
 
@@ -171,6 +171,13 @@ export const maskedPaths = [
   "/sys/class/pci_bus",
   "/sys/devices/pci0000:00",
 ];
+
+/**
+ * The paths Podman masks: its `mask=` option is a list split at colons, so a path that holds one
+ * (`/sys/devices/pci0000:00`) cannot be named and would arrive as two wrong paths. Under Podman
+ * that folder stays readable; /sys/bus/pci and /sys/class/pci_bus, which lead to it, are masked.
+ */
+export const podmanMaskedPaths = maskedPaths.filter((path) => !path.includes(":"));
 
 /**
  * Reads a created container back and lists every security setting that did not take. Empty means

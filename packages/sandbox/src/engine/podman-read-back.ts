@@ -1,5 +1,5 @@
 import type Dockerode from "dockerode";
-import { maskedPaths } from "../container-spec.ts";
+import { podmanMaskedPaths } from "../container-spec.ts";
 import { startExec, waitForExecExit } from "../exec.ts";
 import { captureOutput } from "../exec-stream.ts";
 
@@ -10,7 +10,7 @@ import { captureOutput } from "../exec-stream.ts";
 /** Prints PID 1's status, then "unmasked <path>" for each path that exists and is no mount point. */
 const readBackScript = [
   "cat /proc/1/status",
-  `for path in ${maskedPaths.join(" ")}; do`,
+  `for path in ${podmanMaskedPaths.join(" ")}; do`,
   '  if [ -e "$path" ] && ! grep -q " $path " /proc/1/mountinfo; then echo "unmasked $path"; fi',
   "done",
 ].join("\n");
