@@ -110,7 +110,7 @@ describe.concurrent("the examples, run as processes", () => {
       "{}: network=none, pidsLimit=256, diskLimit=1G",
       '{"memoryLimit":"512M"}: network=none, pidsLimit=256, diskLimit=1G',
       expect.stringMatching(
-        /^\{"network_mode":"none"\}: SandboxConfigError: Invalid sandbox settings: Unknown sandbox option: 'network_mode': use 'network' .*Valid options: backend, /,
+        /^\{"network_mode":"none"\}: SandboxConfigError: Invalid sandbox settings: unknown sandbox option 'network_mode' \(use 'network': .*\)\. Valid options: backend, /,
       ),
     ]);
   });
