@@ -49,7 +49,7 @@ except ToolDenied as denied:
   timed: `
 import time
 account = lookup(customer="ada")
-receipt = charge_card(customer="ada", amount=account["balance"], at=time.time_ns())
+receipt = charge_card(customer="ada", amount=account["balance"], at=time.time())
 print("RESULT:", receipt["receipt"])
 `,
 };
