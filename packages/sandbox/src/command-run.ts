@@ -2,10 +2,10 @@
 // one stopped under it), wait for its end, a timeout or the container stopping, kill what it left,
 // read how it ended, and replace the container when a process survived or the container stopped.
 import { randomUUID } from "node:crypto";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
 import { destroyStream, statusCodeOf } from "./docker-operations.ts";
+import type { EngineContainer, EngineExec } from "./engine/container-engine.ts";
 import { type ExecResult, startExec, waitForExecExit } from "./exec.ts";
 import { type CapturedOutput, captureOutput } from "./exec-stream.ts";
 import type { LaunchedContainer } from "./launch.ts";
@@ -47,7 +47,7 @@ type Ending = {
 const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** Polls the container while a command runs; `stopped` resolves if it stops (or disappears). */
-function watchStopped(container: Dockerode.Container): { stopped: Promise<"stopped">; cancel: () => void } {
+function watchStopped(container: EngineContainer): { stopped: Promise<"stopped">; cancel: () => void } {
   let cancelled = false;
   let timer: NodeJS.Timeout | undefined;
   const stopped = new Promise<"stopped">((resolve) => {
@@ -178,7 +178,7 @@ type ExitState = { running: boolean; exitCode: number; oomKilled: boolean };
 /** The exit code and whether the memory limit killed something: from the exec and the helper's OOM count, or from the stopped container. */
 async function exitState(
   host: SessionHost,
-  run: { launched: LaunchedContainer; exec: Dockerode.Exec; ending: Ending; oomBefore: number | undefined },
+  run: { launched: LaunchedContainer; exec: EngineExec; ending: Ending; oomBefore: number | undefined },
 ): Promise<ExitState> {
   const { timedOut } = run.ending;
   const running = run.ending.outcome !== "stopped" && (await host.isRunning());
@@ -204,7 +204,7 @@ async function exitState(
 }
 
 /** Whether the container stops within two seconds (polled; a removed container counts as stopped). */
-async function stopsSoon(container: Dockerode.Container): Promise<boolean> {
+async function stopsSoon(container: EngineContainer): Promise<boolean> {
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const info = await container.inspect().catch(() => undefined);
     if (info?.State.Running !== true) return true;

@@ -1,5 +1,5 @@
-import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
+import type { ContainerCreateOptions, ContainerInspectInfo, HostConfig } from "./engine/container-engine.ts";
 import {
   dockerDialect,
   type EngineDialect,
@@ -89,7 +89,7 @@ export function buildContainerSpec(
     name?: string;
     dialect?: EngineDialect;
   },
-): Dockerode.ContainerCreateOptions {
+): ContainerCreateOptions {
   const dialect = options.dialect ?? dockerDialect;
   const memory = sizeInBytes(config.memoryLimit);
   const runtime = runtimeFor(config);
@@ -185,7 +185,7 @@ export const podmanMaskedPaths = maskedPaths.filter((path) => !path.includes(":"
  * warning, so this is the check that counts.
  */
 export function findSpecProblems(
-  info: Dockerode.ContainerInspectInfo,
+  info: ContainerInspectInfo,
   config: SandboxConfig,
   options: SpecCheckOptions = {},
 ): string[] {
@@ -205,7 +205,7 @@ export type SpecCheckOptions = {
   dialect?: EngineDialect;
 };
 
-type InspectedHostConfig = Dockerode.HostConfig & Record<string, unknown>;
+type InspectedHostConfig = HostConfig & Record<string, unknown>;
 
 /** A list of problems and the check that adds one when a condition is false. */
 function problemList(): { problems: string[]; expect: (ok: boolean, problem: string) => void } {
@@ -220,7 +220,7 @@ function problemList(): { problems: string[]; expect: (ok: boolean, problem: str
 
 /** The network mode and attachments. */
 function findNetworkProblems(
-  info: Dockerode.ContainerInspectInfo,
+  info: ContainerInspectInfo,
   host: InspectedHostConfig,
   config: SandboxConfig,
   sessionNetwork: SessionNetwork | undefined,
@@ -281,7 +281,7 @@ function findPrivilegeAndLimitProblems(
 
 /** Masked paths, namespaces, mounts and devices, the tmpfs folders, the runtime, the user and the environment. */
 function findIsolationProblems(
-  info: Dockerode.ContainerInspectInfo,
+  info: ContainerInspectInfo,
   host: InspectedHostConfig,
   config: SandboxConfig,
   options: SpecCheckOptions & { dialect: EngineDialect },
@@ -334,7 +334,7 @@ function findIsolationProblems(
 
 /** Throws SecurityFlagError when findSpecProblems finds anything. */
 export function verifyContainerSpec(
-  info: Dockerode.ContainerInspectInfo,
+  info: ContainerInspectInfo,
   config: SandboxConfig,
   options: SpecCheckOptions = {},
 ): void {

@@ -1,4 +1,4 @@
-import type Dockerode from "dockerode";
+import type { ContainerEngine, EngineContainer } from "./engine/container-engine.ts";
 
 /** The HTTP status of a failed Engine API call (dockerode puts it on the error), if any. */
 export function statusCodeOf(error: unknown): number | undefined {
@@ -7,7 +7,7 @@ export function statusCodeOf(error: unknown): number | undefined {
 }
 
 /** Removes a container; 404 (gone) and 409 (removal already in progress) count as done. */
-export async function removeContainer(container: Dockerode.Container): Promise<void> {
+export async function removeContainer(container: EngineContainer): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       await container.remove({ force: true, v: true });
@@ -33,7 +33,7 @@ export function destroyStream(stream: NodeJS.ReadableStream | NodeJS.WritableStr
  * attached), then removes the container. Removal errors other than 404/409 are thrown.
  */
 export async function teardownContainer(parts: {
-  container: Dockerode.Container;
+  container: EngineContainer;
   helper?: { close(): void } | undefined;
   lifeline?: NodeJS.ReadWriteStream | undefined;
 }): Promise<void> {
@@ -49,7 +49,7 @@ export function describeDockerError(error: unknown): string {
 }
 
 /** Removes a network; 404 counts as done. */
-export async function removeNetwork(docker: Dockerode, networkId: string): Promise<void> {
+export async function removeNetwork(docker: ContainerEngine, networkId: string): Promise<void> {
   try {
     await docker.getNetwork(networkId).remove();
   } catch (error) {

@@ -1,8 +1,8 @@
 import { PassThrough } from "node:stream";
 import { finished } from "node:stream/promises";
-import type Dockerode from "dockerode";
 import { CappedSink, Demultiplexer } from "./demultiplex.ts";
 import { destroyStream } from "./docker-operations.ts";
+import type { EngineExec } from "./engine/container-engine.ts";
 import { waitForExecExit } from "./exec.ts";
 
 /** The three ends a caller holds of a process with stdin attached (the streams of a SpawnedProcess). */
@@ -18,12 +18,12 @@ export function createProcessPipes(): ProcessPipes {
  * A stream error ends both outputs at once; `connect` starts the flow (a caller may hold it back).
  */
 export class ExecConnection {
-  private readonly exec: Dockerode.Exec;
+  private readonly exec: EngineExec;
   private readonly stream: NodeJS.ReadWriteStream;
   private readonly pipes: ProcessPipes;
 
   constructor(
-    started: { exec: Dockerode.Exec; stream: NodeJS.ReadWriteStream },
+    started: { exec: EngineExec; stream: NodeJS.ReadWriteStream },
     pipes: ProcessPipes,
     options: { onError?: (error: Error) => void } = {},
   ) {

@@ -1,4 +1,4 @@
-import type Dockerode from "dockerode";
+import type { EngineContainer, EngineExec } from "./engine/container-engine.ts";
 import { guardedArgv } from "./syscall-guard.ts";
 
 /** What a command returned. Failures of the command are results, not exceptions. */
@@ -43,9 +43,9 @@ export type ExecStartOptions = {
 
 /** Creates and starts one exec (Tty false, output attached, stdin only when asked for). */
 export async function startExec(
-  container: Dockerode.Container,
+  container: EngineContainer,
   options: ExecStartOptions,
-): Promise<{ exec: Dockerode.Exec; stream: NodeJS.ReadWriteStream }> {
+): Promise<{ exec: EngineExec; stream: NodeJS.ReadWriteStream }> {
   const exec = await container.exec({
     Cmd: options.guard ? guardedArgv(options.argv) : options.argv,
     Env: Object.entries(options.env ?? {}).map(([key, value]) => `${key}=${value}`),
@@ -70,7 +70,7 @@ const delay = (milliseconds: number) => new Promise((resolve) => setTimeout(reso
 
 /** The exit code of a finished exec. The stream can end a moment before the engine records the exit. */
 export async function waitForExecExit(
-  exec: Dockerode.Exec,
+  exec: EngineExec,
   options: { timeoutMs?: number } = {},
 ): Promise<number> {
   const deadline = Date.now() + (options.timeoutMs ?? 5000);

@@ -1,5 +1,5 @@
-import type Dockerode from "dockerode";
 import { removeContainer, statusCodeOf } from "./docker-operations.ts";
+import type { ContainerEngine, EngineContainer } from "./engine/container-engine.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 
 const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -17,7 +17,7 @@ const knownByFlavour: Record<string, readonly string[]> = { base: ["python3"], d
  * started, and removed (not needed for what our own images are known to hold).
  */
 export async function requireImageCommands(
-  docker: Dockerode,
+  docker: ContainerEngine,
   options: {
     image: string;
     env: string[];
@@ -55,11 +55,7 @@ export async function requireImageCommands(
   }
 }
 
-async function findCommand(
-  container: Dockerode.Container,
-  folders: string[],
-  command: string,
-): Promise<boolean> {
+async function findCommand(container: EngineContainer, folders: string[], command: string): Promise<boolean> {
   for (const folder of folders) {
     try {
       // A HEAD answer is a stream: left unread, its socket would keep the process alive.

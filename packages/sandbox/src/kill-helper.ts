@@ -1,9 +1,9 @@
 import { PassThrough } from "node:stream";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { execMarkerName } from "./config.ts";
 import { Demultiplexer } from "./demultiplex.ts";
 import { destroyStream } from "./docker-operations.ts";
+import type { EngineContainer } from "./engine/container-engine.ts";
 
 /**
  * A Python program that forks nothing (it still works when a fork bomb has used every pid the
@@ -189,7 +189,7 @@ export class KillHelper {
    * Starts a helper and returns as soon as its exec is started: whoever needs it waits for `ready`,
    * so its start overlaps with other work (the read-back of the container, the relay's exec).
    */
-  static async start(container: Dockerode.Container, options: { logger?: Logger } = {}): Promise<KillHelper> {
+  static async start(container: EngineContainer, options: { logger?: Logger } = {}): Promise<KillHelper> {
     const exec = await container.exec({
       Cmd: ["python3", "-I", "-S", "-c", killHelperSource, "codeaction-kill-helper"],
       AttachStdin: true,

@@ -1,8 +1,8 @@
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
 import { removeContainer, teardownContainer } from "./docker-operations.ts";
+import type { ContainerEngine, ContainerInspectInfo, EngineContainer } from "./engine/container-engine.ts";
 import type { EngineDialect } from "./engine/engine-dialect.ts";
 import { readBackInside } from "./engine/podman-read-back.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
@@ -16,7 +16,7 @@ import { execsNeedGuard } from "./syscall-guard.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
 export type LaunchedContainer = {
-  container: Dockerode.Container;
+  container: EngineContainer;
   containerId: string;
   /** The stdin attach whose end (our process dying) ends the container's PID 1 child. */
   lifeline: NodeJS.ReadWriteStream;
@@ -58,7 +58,7 @@ type LaunchOptions = {
  * (init.ts) is given the seconds left.
  */
 export async function launchContainer(
-  docker: Dockerode,
+  docker: ContainerEngine,
   config: SandboxConfig,
   options: LaunchOptions,
 ): Promise<LaunchedContainer> {
@@ -72,7 +72,7 @@ export async function launchContainer(
  * stream belongs to the thread that opened it: the thread that takes the container over starts one).
  */
 export function launchForHandover(
-  docker: Dockerode,
+  docker: ContainerEngine,
   config: SandboxConfig,
   options: LaunchOptions,
 ): Promise<Omit<LaunchedContainer, "helper">> {
@@ -80,7 +80,7 @@ export function launchForHandover(
 }
 
 async function launch(
-  docker: Dockerode,
+  docker: ContainerEngine,
   config: SandboxConfig,
   options: LaunchOptions,
   parts: { withKillHelper: boolean },
@@ -126,7 +126,7 @@ async function launch(
  * start (with the kill helper's exec). Removes the container if anything fails.
  */
 async function startVerified(
-  container: Dockerode.Container,
+  container: EngineContainer,
   config: SandboxConfig,
   options: LaunchOptions & { withKillHelper: boolean },
   stepEnded: (step: LaunchStep) => void,
@@ -177,7 +177,7 @@ async function startVerified(
  * started in another thread (prelaunch) is taken over: read back here, in the thread that runs it.
  */
 export async function verifyRunning(
-  container: Dockerode.Container,
+  container: EngineContainer,
   config: SandboxConfig,
   options: {
     imageEnv: string[];
@@ -187,7 +187,7 @@ export async function verifyRunning(
     withKillHelper: boolean;
     logger?: Logger;
   },
-): Promise<{ helper: KillHelper | undefined; info: Dockerode.ContainerInspectInfo }> {
+): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo }> {
   const { withKillHelper, logger, ...verifyOptions } = options;
   const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
   let helper: KillHelper | undefined;

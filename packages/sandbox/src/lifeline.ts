@@ -1,4 +1,4 @@
-import type Dockerode from "dockerode";
+import type { EngineContainer } from "./engine/container-engine.ts";
 
 /**
  * The stdio part of a container spec that takes a lifeline: stdin open and attachable once, nothing
@@ -19,7 +19,7 @@ export const lifelineStdio = {
  * socket closes, PID 1 sees end of file and the container stops. The connection must not keep the host process alive (unref).
  * Attach before start, so that no window exists where the container runs without its lifeline.
  */
-export async function attachLifeline(container: Dockerode.Container): Promise<NodeJS.ReadWriteStream> {
+export async function attachLifeline(container: EngineContainer): Promise<NodeJS.ReadWriteStream> {
   const lifeline = (await container.attach({
     stream: true,
     stdin: true,

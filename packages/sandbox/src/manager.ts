@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
 import { removeContainer, teardownContainer } from "./docker-operations.ts";
+import type { ContainerEngine } from "./engine/container-engine.ts";
 import { detectEngineDialect, dockerDialect, type EngineDialect } from "./engine/engine-dialect.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
@@ -26,7 +26,7 @@ export type SandboxManagerOptions = {
   /** pino logger; silent without one. */
   logger?: Logger;
   /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
-  docker?: Dockerode;
+  docker?: ContainerEngine;
   /**
    * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
    * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
@@ -85,7 +85,7 @@ export class SandboxManager {
   /** Written on every container this manager creates; the sweep never touches its own. */
   readonly managerId: string;
   private readonly logger: Logger | undefined;
-  private docker: Dockerode | undefined;
+  private docker: ContainerEngine | undefined;
   private readying: Promise<void> | undefined;
   private imageEnv: string[] = [];
   private dialect: EngineDialect = dockerDialect;
@@ -201,7 +201,7 @@ export class SandboxManager {
   }
 
   /** Podman's refusals and dialect, and the runtime the settings need: the dialect. */
-  private async checkEngine(docker: Dockerode): Promise<EngineDialect> {
+  private async checkEngine(docker: ContainerEngine): Promise<EngineDialect> {
     // Podman: refused where it cannot hold the settings, else the way it takes them.
     const dialect = await detectEngineDialect(docker, this.config);
     await requireRuntime(docker, this.config, { allowList: this.networking.policy !== undefined });
@@ -222,7 +222,7 @@ export class SandboxManager {
     return swept;
   }
 
-  private requireDocker(): Dockerode {
+  private requireDocker(): ContainerEngine {
     if (!this.docker) {
       throw new SandboxError("Call `await manager.ready()` first.", { code: "not-ready" });
     }

@@ -5,8 +5,8 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { posix } from "node:path";
 import { pipeline } from "node:stream/promises";
-import type Dockerode from "dockerode";
 import { destroyStream } from "./docker-operations.ts";
+import type { EngineContainer } from "./engine/container-engine.ts";
 import { startExec, waitForExecExit } from "./exec.ts";
 import { captureOutput } from "./exec-stream.ts";
 
@@ -51,7 +51,7 @@ export function readOnlyFileCommand(containerPath: string, options: { sealFolder
  * on device") when one fails.
  */
 export async function placeHostFiles(
-  container: Dockerode.Container,
+  container: EngineContainer,
   files: FileToPlace[],
   options: {
     guard: boolean;

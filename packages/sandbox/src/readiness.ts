@@ -1,12 +1,13 @@
 // The checks `SandboxManager.ready()` makes before any container starts: the engine answers, the
 // runtime the settings ask for is registered (and is gVisor when gVisor was promised), and the image
 // exists and declares no volumes.
-import type Dockerode from "dockerode";
+
 import type { Logger } from "pino";
 import type { SandboxConfig } from "./config.ts";
 import { runtimeFor } from "./container-spec.ts";
 import { connectDocker } from "./docker-connection.ts";
 import { statusCodeOf } from "./docker-operations.ts";
+import type { ContainerEngine, ImageInspectInfo } from "./engine/container-engine.ts";
 import { ImageMissingError } from "./errors/image-missing-error.ts";
 import { NetworkSetupError } from "./errors/network-setup-error.ts";
 import { RuntimeNotRegisteredError } from "./errors/runtime-not-registered-error.ts";
@@ -15,10 +16,10 @@ import { SecurityFlagError } from "./errors/security-flag-error.ts";
 
 /** Pings the client the caller passed, or connects to the engine the settings (or the environment) name. */
 export async function answeringDocker(
-  given: Dockerode | undefined,
+  given: ContainerEngine | undefined,
   config: SandboxConfig,
   logger: Logger | undefined,
-): Promise<Dockerode> {
+): Promise<ContainerEngine> {
   if (given) {
     await given.ping().catch((error: unknown) => {
       throw new SandboxError(`The Docker client passed to SandboxManager does not answer: ${String(error)}`, {
@@ -35,7 +36,7 @@ export async function answeringDocker(
 
 /** Fails when the runtime the settings need is not registered, is not runsc under backend "gvisor", or cannot network an allow-list. */
 export async function requireRuntime(
-  docker: Dockerode,
+  docker: ContainerEngine,
   config: SandboxConfig,
   options: { allowList: boolean },
 ): Promise<void> {
@@ -70,11 +71,8 @@ export async function requireRuntime(
 }
 
 /** The sandbox image's inspect: ImageMissingError when it is not there, SecurityFlagError when it declares a VOLUME. */
-export async function inspectSandboxImage(
-  docker: Dockerode,
-  image: string,
-): Promise<Dockerode.ImageInspectInfo> {
-  let inspected: Dockerode.ImageInspectInfo;
+export async function inspectSandboxImage(docker: ContainerEngine, image: string): Promise<ImageInspectInfo> {
+  let inspected: ImageInspectInfo;
   try {
     inspected = await docker.getImage(image).inspect();
   } catch (error) {

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { type ExecuteOptions, runCommand, type SessionHost } from "./command-run.ts";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
 import { destroyStream, teardownContainer } from "./docker-operations.ts";
+import type { ContainerInspectInfo } from "./engine/container-engine.ts";
 import { PackageRefusedError } from "./errors/package-refused-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
@@ -284,7 +284,7 @@ export class SandboxSession {
   }
 
   /** `docker inspect` of the current container. */
-  inspect(): Promise<Dockerode.ContainerInspectInfo> {
+  inspect(): Promise<ContainerInspectInfo> {
     return this.launched.container.inspect();
   }
 

@@ -1,6 +1,6 @@
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { removeContainer } from "./docker-operations.ts";
+import type { ContainerEngine, ContainerSummary } from "./engine/container-engine.ts";
 import { deadlineOf, labelKeys, ownerStatus } from "./labels.ts";
 
 export type SweptContainer = { containerId: string; reason: string };
@@ -14,7 +14,7 @@ const createdGraceMs = 5 * 60 * 1000;
  * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused).
  */
 export function sweepReason(
-  summary: Pick<Dockerode.ContainerInfo, "State" | "Labels" | "Created">,
+  summary: Pick<ContainerSummary, "State" | "Labels" | "Created">,
   options: { now?: Date; ownManagerId?: string } = {},
 ): string | undefined {
   const labels = summary.Labels ?? {};
@@ -35,7 +35,7 @@ export function sweepReason(
 
 /** Removes every managed container that sweepReason condemns. Returns what was removed and why. */
 export async function sweepContainers(
-  docker: Dockerode,
+  docker: ContainerEngine,
   options: { ownManagerId?: string; logger?: Logger } = {},
 ): Promise<SweptContainer[]> {
   const containers = await docker.listContainers({

@@ -11,10 +11,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type Dockerode from "dockerode";
 import { resolveUser, type SandboxConfig } from "../config.ts";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { seccompProfile } from "../seccomp-profile.ts";
+import type { ContainerEngine } from "./container-engine.ts";
 import { engineInfo } from "./engine-info.ts";
 
 /**
@@ -89,16 +89,19 @@ function seccompProfileFile(): string {
 }
 
 /** The local socket a client dials, or undefined when it dials over the network. */
-function localSocketOf(docker: Dockerode): string | undefined {
-  const modem = (docker as unknown as { modem?: { socketPath?: unknown } }).modem;
-  return typeof modem?.socketPath === "string" ? modem.socketPath : undefined;
+function localSocketOf(docker: ContainerEngine): string | undefined {
+  const socketPath = docker.modem?.socketPath;
+  return typeof socketPath === "string" ? socketPath : undefined;
 }
 
 /**
  * Which engine answers, and for Podman the refusals: over the network (the profile file would have to
  * be on the engine's machine), and rootless where the limits cannot be enforced.
  */
-export async function detectEngineDialect(docker: Dockerode, config: SandboxConfig): Promise<EngineDialect> {
+export async function detectEngineDialect(
+  docker: ContainerEngine,
+  config: SandboxConfig,
+): Promise<EngineDialect> {
   const info = await engineInfo(docker);
   if (info.podmanVersion === undefined) return dockerDialect;
   const refuse = (reason: string, fix: string) =>
@@ -141,9 +144,11 @@ type PodmanHost = {
   idMappings?: { uidmap?: { container_id: number; size: number }[] | null };
 };
 
-function podmanHostInfo(docker: Dockerode): Promise<PodmanHost> {
+function podmanHostInfo(docker: ContainerEngine): Promise<PodmanHost> {
+  const modem = docker.modem;
+  if (!modem) return Promise.reject(new Error("this engine client cannot send Podman's own requests"));
   return new Promise((resolve, reject) => {
-    docker.modem.dial(
+    modem.dial(
       { path: "/libpod/info", method: "GET", statusCodes: { 200: true }, options: {} },
       (error: unknown, data: unknown) => {
         if (error) reject(error);
@@ -159,7 +164,7 @@ function podmanHostInfo(docker: Dockerode): Promise<PodmanHost> {
  * its user's subordinate ids into a container.
  */
 async function requireRootlessSupport(
-  docker: Dockerode,
+  docker: ContainerEngine,
   info: Awaited<ReturnType<typeof engineInfo>>,
   config: SandboxConfig,
   refuse: Refusal,

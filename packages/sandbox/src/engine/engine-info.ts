@@ -1,4 +1,4 @@
-import type Dockerode from "dockerode";
+import type { ContainerEngine } from "./container-engine.ts";
 
 /**
  * What a Docker engine says about itself (`docker version` and `docker info` in one), for a
@@ -50,7 +50,7 @@ type RawInfo = {
 };
 
 /** Asks the engine for its version and settings (one `version` and one `info` call, at once). */
-export async function engineInfo(docker: Dockerode): Promise<EngineInfo> {
+export async function engineInfo(docker: ContainerEngine): Promise<EngineInfo> {
   const [version, info] = (await Promise.all([docker.version(), docker.info()])) as [RawVersion, RawInfo];
   const podman = version.Components?.find((component) => /podman/i.test(component.Name ?? ""));
   const securityOptions = (info.SecurityOptions ?? []).map(

@@ -1,7 +1,7 @@
-import type Dockerode from "dockerode";
 import { podmanMaskedPaths } from "../container-spec.ts";
 import { startExec, waitForExecExit } from "../exec.ts";
 import { captureOutput } from "../exec-stream.ts";
+import type { EngineContainer } from "./container-engine.ts";
 
 // Podman's inspect names the capabilities it dropped rather than ALL and shows neither its `mask=`
 // paths nor MaskedPaths: those flags are read from inside the started container, from PID 1 (the
@@ -43,7 +43,7 @@ export function findInsideProblems(output: string): string[] {
 }
 
 /** Runs the read-back inside a started container and lists what does not hold. */
-export async function readBackInside(container: Dockerode.Container): Promise<string[]> {
+export async function readBackInside(container: EngineContainer): Promise<string[]> {
   const { exec, stream } = await startExec(container, {
     argv: ["sh", "-c", readBackScript],
     stdin: false,

@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import {
   describeDockerError,
@@ -9,6 +8,7 @@ import {
   statusCodeOf,
   teardownContainer,
 } from "../docker-operations.ts";
+import type { ContainerEngine, EngineContainer } from "../engine/container-engine.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { buildLabels } from "../labels.ts";
 import { parseAccessLogLine } from "./access-log.ts";
@@ -20,7 +20,7 @@ import { renderSquidConfig, renderSquidHosts } from "./squid-config.ts";
 import { subnetPoolCidr } from "./subnet-pool.ts";
 
 export type EgressProxyOptions = {
-  docker: Dockerode;
+  docker: ContainerEngine;
   policy: NetworkPolicy;
   /** The manager's id, written on the proxy and on every session network (the sweep keys on it). */
   managerId: string;
@@ -50,7 +50,7 @@ const detachedLogGraceMs = 5000;
 export class EgressProxy {
   readonly containerId: string;
   readonly containerName: string;
-  private readonly docker: Dockerode;
+  private readonly docker: ContainerEngine;
   private readonly options: EgressProxyOptions;
   private readonly lifeline: NodeJS.ReadWriteStream;
   private readonly logStream: NodeJS.ReadableStream;
@@ -64,7 +64,7 @@ export class EgressProxy {
 
   private constructor(init: {
     options: EgressProxyOptions;
-    container: Dockerode.Container;
+    container: EngineContainer;
     name: string;
     lifeline: NodeJS.ReadWriteStream;
     logStream: NodeJS.ReadableStream;
@@ -198,7 +198,7 @@ export class EgressProxy {
 }
 
 /** Throws NetworkSetupError (step "proxy-start") unless the network the proxy reaches the outside through exists. */
-async function requireEgressNetwork(docker: Dockerode, egressNetwork: string): Promise<void> {
+async function requireEgressNetwork(docker: ContainerEngine, egressNetwork: string): Promise<void> {
   try {
     await docker.getNetwork(egressNetwork).inspect();
   } catch (error) {

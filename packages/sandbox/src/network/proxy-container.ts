@@ -3,10 +3,16 @@
 // egress-proxy.ts.
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { Demultiplexer } from "../demultiplex.ts";
 import { describeDockerError, destroyStream, statusCodeOf, teardownContainer } from "../docker-operations.ts";
+import type {
+  ContainerCreateOptions,
+  ContainerEngine,
+  ContainerInspectInfo,
+  EngineContainer,
+  HostConfig,
+} from "../engine/container-engine.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { attachLifeline, lifelineStdio } from "../lifeline.ts";
 import { proxyImage, proxyUser } from "./proxy-image.ts";
@@ -34,7 +40,7 @@ const proxyCommand = [
 const buildHint = "Build it with `node scripts/build-images.ts` (or `pnpm setup` in this repository).";
 
 /** Throws NetworkSetupError (step "proxy-image") unless the proxy image is present. */
-export async function requireProxyImage(docker: Dockerode, image: string = proxyImage): Promise<void> {
+export async function requireProxyImage(docker: ContainerEngine, image: string = proxyImage): Promise<void> {
   try {
     await docker.getImage(image).inspect();
   } catch (error) {
@@ -52,7 +58,7 @@ export async function requireProxyImage(docker: Dockerode, image: string = proxy
 
 /** A started proxy container: its lifeline, its followed log stream and squid's access log lines (stdout). */
 export type StartedProxyContainer = {
-  container: Dockerode.Container;
+  container: EngineContainer;
   lifeline: NodeJS.ReadWriteStream;
   logStream: NodeJS.ReadableStream;
   stdout: NodeJS.ReadableStream;
@@ -63,10 +69,10 @@ export type StartedProxyContainer = {
  * connections. Throws NetworkSetupError (step "proxy-start"; the container is removed) when anything fails.
  */
 export async function startProxyContainer(
-  docker: Dockerode,
+  docker: ContainerEngine,
   options: ProxyContainerOptions & { startTimeoutMs: number; logger: Logger | undefined },
 ): Promise<StartedProxyContainer> {
-  let container: Dockerode.Container;
+  let container: EngineContainer;
   try {
     container = await docker.createContainer(proxyContainerSpec(options));
   } catch (error) {
@@ -121,7 +127,7 @@ export type ProxyContainerOptions = {
   egressNetwork: string;
 };
 
-function proxyContainerSpec(options: ProxyContainerOptions): Dockerode.ContainerCreateOptions {
+function proxyContainerSpec(options: ProxyContainerOptions): ContainerCreateOptions {
   const memory = 256 * 1024 * 1024;
   return {
     name: options.name,
@@ -163,8 +169,8 @@ function proxyContainerSpec(options: ProxyContainerOptions): Dockerode.Container
 }
 
 /** Every hardening setting of the proxy container that did not take (empty when all did). */
-export function findProxySpecProblems(info: Dockerode.ContainerInspectInfo): string[] {
-  const host = info.HostConfig as Dockerode.HostConfig & { Sysctls?: Record<string, string> };
+export function findProxySpecProblems(info: ContainerInspectInfo): string[] {
+  const host = info.HostConfig as HostConfig & { Sysctls?: Record<string, string> };
   const problems: string[] = [];
   const expect = (ok: boolean, problem: string) => {
     if (!ok) problems.push(problem);

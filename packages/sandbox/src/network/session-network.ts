@@ -1,6 +1,11 @@
 import { randomUUID } from "node:crypto";
-import type Dockerode from "dockerode";
 import { describeDockerError, removeNetwork } from "../docker-operations.ts";
+import type {
+  ContainerCreateOptions,
+  ContainerEngine,
+  ContainerInspectInfo,
+  NetworkCreateOptions,
+} from "../engine/container-engine.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { buildLabels } from "../labels.ts";
 import { proxyPort } from "./proxy-image.ts";
@@ -21,7 +26,7 @@ export type SessionNetwork = SessionSubnet & {
 /** What a sandbox container needs to sit on its session network (merge into its create options). */
 export function sessionNetworkSettings(network: SessionNetwork): {
   networkMode: string;
-  networkingConfig: Dockerode.ContainerCreateOptions["NetworkingConfig"];
+  networkingConfig: ContainerCreateOptions["NetworkingConfig"];
   /** Docker's resolver answers nothing on an internal network: fail a name lookup in 1 s, not 10. */
   dnsOptions: string[];
   environment: Record<string, string>;
@@ -40,10 +45,7 @@ export function sessionNetworkSettings(network: SessionNetwork): {
  * What is wrong with a sandbox container's networking, read back from `docker inspect`: it must be
  * attached to its session network only, at its address. Empty when all is well.
  */
-export function findSessionNetworkProblems(
-  info: Dockerode.ContainerInspectInfo,
-  network: SessionNetwork,
-): string[] {
+export function findSessionNetworkProblems(info: ContainerInspectInfo, network: SessionNetwork): string[] {
   const problems: string[] = [];
   const mode = info.HostConfig.NetworkMode;
   if (mode !== network.networkName && mode !== network.networkId) {
@@ -77,7 +79,7 @@ export type SessionNetworkRequest = {
  * with another (8 tries). Throws NetworkSetupError (step "session-network").
  */
 export async function createSessionNetwork(
-  docker: Dockerode,
+  docker: ContainerEngine,
   request: SessionNetworkRequest,
 ): Promise<SessionNetwork> {
   let lastError: unknown;
@@ -107,7 +109,7 @@ function internalNetworkSpec(
   networkName: string,
   subnet: SessionSubnet,
   request: SessionNetworkRequest,
-): Dockerode.NetworkCreateOptions {
+): NetworkCreateOptions {
   return {
     Name: networkName,
     Driver: "bridge",
@@ -131,7 +133,7 @@ function internalNetworkSpec(
 
 /** Reads the network's settings back, then connects the proxy at its address; removes the network on failure. */
 async function joinProxy(
-  docker: Dockerode,
+  docker: ContainerEngine,
   join: { networkId: string; networkName: string; subnet: SessionSubnet; proxyContainerId: string },
 ): Promise<void> {
   try {

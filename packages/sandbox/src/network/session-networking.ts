@@ -1,6 +1,6 @@
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import type { NetworkSetting } from "../config.ts";
+import type { ContainerCreateOptions, ContainerEngine } from "../engine/container-engine.ts";
 import { EgressProxy } from "./egress-proxy.ts";
 import { type NetworkPolicy, resolveNetworkPolicy } from "./network-policy.ts";
 import { type SessionNetwork, sessionNetworkSettings } from "./session-network.ts";
@@ -26,7 +26,7 @@ export class SessionNetworking {
    * proxy. Throws NetworkSetupError when the proxy or the network cannot be set up.
    */
   async attach(
-    docker: Dockerode,
+    docker: ContainerEngine,
     options: { sessionId: string; logger?: Logger },
   ): Promise<SessionNetwork | undefined> {
     if (!this.policy) return undefined;
@@ -77,9 +77,9 @@ export class SessionNetworking {
  * the proxy variables and quick-failing DNS. Returns the same object. A no-op without a network.
  */
 export function applySessionNetwork(
-  spec: Dockerode.ContainerCreateOptions,
+  spec: ContainerCreateOptions,
   network: SessionNetwork | undefined,
-): Dockerode.ContainerCreateOptions {
+): ContainerCreateOptions {
   if (!network) return spec;
   const settings = sessionNetworkSettings(network);
   spec.NetworkDisabled = false;

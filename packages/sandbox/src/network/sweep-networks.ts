@@ -1,6 +1,6 @@
-import type Dockerode from "dockerode";
 import type { Logger } from "pino";
 import { statusCodeOf } from "../docker-operations.ts";
+import type { ContainerEngine } from "../engine/container-engine.ts";
 import { deadlineOf, labelKeys, ownerStatus } from "../labels.ts";
 
 export type SweptNetwork = { networkId: string; name: string; reason: string };
@@ -11,7 +11,7 @@ export type SweptNetwork = { networkId: string; name: string; reason: string };
  * still on it cannot be removed and waits for the next sweep.
  */
 export async function sweepNetworks(
-  docker: Dockerode,
+  docker: ContainerEngine,
   options: { ownManagerId?: string; logger?: Logger; now?: Date } = {},
 ): Promise<SweptNetwork[]> {
   const networks = await docker.listNetworks({ filters: { label: [`${labelKeys.managed}=true`] } });

@@ -1,9 +1,10 @@
 // How a manager takes over a container its prelaunch worker started: everything is read back again
 // in this thread before the container is handed to a session.
-import type Dockerode from "dockerode";
+
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig } from "../config.ts";
 import { teardownContainer } from "../docker-operations.ts";
+import type { ContainerEngine, ContainerInspectInfo } from "../engine/container-engine.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
 import { labelKeys } from "../labels.ts";
 import { type LaunchedContainer, verifyRunning } from "../launch.ts";
@@ -18,7 +19,7 @@ import type { SandboxPrelaunch } from "./prelaunch.ts";
  * manager's settings say. The caller then launches its own.
  */
 export async function takeOverPrelaunched(
-  docker: Dockerode,
+  docker: ContainerEngine,
   prelaunch: SandboxPrelaunch,
   options: {
     config: SandboxConfig;
@@ -90,7 +91,7 @@ export async function prelaunchEngineChecks(
 
 /** What the read-back of the flags does not cover: the image and the manager the container is for. */
 function mismatch(
-  info: Dockerode.ContainerInspectInfo,
+  info: ContainerInspectInfo,
   options: { config: SandboxConfig; managerId: string },
 ): string | undefined {
   if (info.Config.Image !== options.config.image) {
