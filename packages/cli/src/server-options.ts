@@ -30,6 +30,17 @@ export async function serverSpecs(
   return servers;
 }
 
+/** Each --server command line under the name its server got (for the run record). */
+export function serverCommandLines(
+  commandLines: string[],
+  servers: Record<string, ServerSpec>,
+): Record<string, string> {
+  const names = Object.keys(servers);
+  return Object.fromEntries(
+    commandLines.map((commandLine, index) => [names[index] ?? `server_${index + 1}`, commandLine]),
+  );
+}
+
 export function serverName(spec: ServerSpec): string {
   let word: string;
   if ("url" in spec) {

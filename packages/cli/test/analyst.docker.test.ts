@@ -64,7 +64,7 @@ describe("codeaction ask --format table (real sandbox, replayed model)", () => {
 });
 
 describe("files out of /workspace/out (real sandbox, replayed model)", () => {
-  it("brings back the matplotlib chart of Q3 revenue from the data image as a valid 800x500 PNG", async () => {
+  it("brings back the matplotlib chart of Q3 revenue from the data image as a valid 600x375 PNG (6 x 3.75 inches at 100 dpi)", async () => {
     const cwd = await mkdtemp(join(folder, "chart-"));
     const replay = join(repositoryRoot, "examples/replays/q3-revenue-chart.json");
     const run = await runCli(
@@ -84,7 +84,7 @@ describe("files out of /workspace/out (real sandbox, replayed model)", () => {
     expect(run.stderr).toContain(`file: ${path} (`);
     const bytes = await readFile(path);
     const image = PNG.sync.read(bytes);
-    expect([image.width, image.height]).toEqual([800, 500]);
+    expect([image.width, image.height]).toEqual([600, 375]);
     // Drawn, not blank: the bars' colour (#4c72b0) is there.
     let barPixels = 0;
     for (let offset = 0; offset < image.data.length; offset += 4) {

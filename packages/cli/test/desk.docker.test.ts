@@ -1,13 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { binPath, repositoryRoot } from "./run-cli.ts";
+import { askOnPage, type DeskProcess, launchChromium, programReply, startDesk } from "./desk-process.ts";
+import { everythingServer } from "./reference-servers.ts";
+import { repositoryRoot } from "./run-cli.ts";
 
 // The desk as a user gets it: a real `codeaction desk` process (real sandbox containers on the data
-// image, a replayed model) and Debian's chromium driven by playwright-core (never a downloaded browser).
+// image, a replayed model, server-everything from npm as --server) and Debian's chromium driven by
+// playwright-core (never a downloaded browser).
 
 const orders = join(repositoryRoot, "examples/data/orders.csv");
 const seedReply = JSON.parse(await readFile(join(repositoryRoot, "examples/replays/q3-revenue.json"), "utf8"))
@@ -27,11 +29,17 @@ const csvProgram = [
   "    for region in sorted(counts):",
   "        writer.writerow([region, counts[region]])",
   'print("RESULT: saved regions.csv")',
-].join("\n");
-const replies = [seedReply, chartReply, `Saving the counts.\n\n\`\`\`python\n${csvProgram}\n\`\`\``];
+];
+const replies = [
+  seedReply,
+  chartReply,
+  programReply(csvProgram),
+  // get_sum is server-everything's get-sum tool: only there when --server reaches the agent.
+  programReply(['print("RESULT: " + get_sum(a=19, b=23))']),
+];
 
 let folder: string;
-let desk: ChildProcess;
+let desk: DeskProcess;
 let url: string;
 let base: string;
 let browser: Browser;
@@ -39,61 +47,21 @@ let page: Page;
 
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "codeaction-desk-"));
-  const replay = join(folder, "replay.json");
-  await writeFile(replay, JSON.stringify({ replies }));
-  desk = spawn(process.execPath, [binPath, "desk", "--data", "--csv", orders, "--replay", replay], {
+  desk = await startDesk({
     cwd: folder,
-    stdio: ["ignore", "pipe", "pipe"],
+    args: ["--data", "--csv", orders, "--server", everythingServer],
+    replies,
   });
-  let stderr = "";
-  desk.stderr!.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  url = await new Promise<string>((resolve, reject) => {
-    let stdout = "";
-    desk.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-      const found = /codeaction desk: (http\S+)/.exec(stdout);
-      if (found?.[1]) resolve(found[1]);
-    });
-    desk.once("exit", (code) => reject(new Error(`codeaction desk exited with ${code}: ${stderr}`)));
-  });
-  base = new URL(url).origin;
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      "--disable-quic",
-    ],
-  });
+  ({ url, base } = desk);
+  browser = await launchChromium();
   page = await browser.newPage({ acceptDownloads: true });
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (desk && desk.exitCode === null) {
-    const exited = new Promise((resolve) => desk.once("exit", resolve));
-    desk.kill("SIGTERM");
-    await exited;
-  }
+  await desk?.stop();
   await rm(folder, { recursive: true, force: true });
 });
-
-async function askOnPage(question: string): Promise<void> {
-  await page.fill("#question", question);
-  await page.click("#ask-button");
-  await page
-    .locator(".card")
-    .first()
-    .locator(".meta")
-    .filter({ hasText: "run_" })
-    .waitFor({ timeout: 150_000 });
-}
 
 describe("codeaction desk (real process, real sandbox, Debian chromium)", () => {
   it("refuses a request without the token (401) and one from a foreign origin (403)", async () => {
@@ -101,7 +69,7 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
     expect(
       (await fetch(`${base}/api/files`, { headers: { authorization: "Bearer wrong-token" } })).status,
     ).toBe(401);
-    const token = new URL(url).searchParams.get("token")!;
+    const token = desk.token;
     const foreign = await fetch(`${base}/api/files`, {
       headers: { authorization: `Bearer ${token}`, origin: "http://example.invalid" },
     });
@@ -116,8 +84,7 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
     // The token moved into the cookie: the address bar no longer carries it.
     expect(page.url()).toBe(`${base}/`);
     await expect.poll(() => page.locator("#files li").allTextContents()).toEqual(["orders.csv"]);
-    await askOnPage("What was the revenue per region in Q3 2026 (July to September)?");
-    const card = page.locator(".card").first();
+    const card = await askOnPage(page, "What was the revenue per region in Q3 2026 (July to September)?");
     expect(await card.locator("table.answer-table tbody tr td:first-child").allTextContents()).toEqual([
       "North America",
       "LATAM",
@@ -144,9 +111,8 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
     await card.screenshot({ path: join(repositoryRoot, "docs/desk.png") });
   }, 180_000);
 
-  it("answers a follow-up in the same conversation, with the chart inline as a loaded image", async () => {
-    await askOnPage("Chart it.");
-    const card = page.locator(".card").first();
+  it("answers a follow-up in the same conversation, with the chart inline as a loaded 600 px image", async () => {
+    const card = await askOnPage(page, "Chart it.");
     expect(await card.getAttribute("class")).toContain("follow-up");
     expect(await card.locator(".meta").last().textContent()).toContain("question 2 of this conversation");
     const image = card.locator("img.chart");
@@ -157,13 +123,13 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
           return loaded.complete && loaded.naturalWidth;
         }),
       )
-      .toBe(800);
+      // The replay's figure: 6 x 3.75 inches at 100 dpi.
+      .toBe(600);
   }, 180_000);
 
   it("starts a new conversation and offers a CSV the program saved as a download with its content", async () => {
     await page.click("#new-conversation");
-    await askOnPage("Count the orders per region into a CSV.");
-    const card = page.locator(".card").first();
+    const card = await askOnPage(page, "Count the orders per region into a CSV.");
     expect(await card.locator(".meta").last().textContent()).toContain("question 1 of this conversation");
     const [download] = await Promise.all([page.waitForEvent("download"), card.locator("a.download").click()]);
     expect(download.suggestedFilename()).toBe("regions.csv");
@@ -177,5 +143,14 @@ describe("codeaction desk (real process, real sandbox, Debian chromium)", () => 
     }
     const expected = [...counts.keys()].sort().map((region) => `${region},${counts.get(region)}`);
     expect(content.replaceAll("\r\n", "\n")).toBe(`region,orders\n${expected.join("\n")}\n`);
+  }, 180_000);
+
+  it("passes --server to the agent: the program calls the server's tool", async () => {
+    const card = await askOnPage(page, "What is 19 plus 23, by the server?");
+    expect(await card.getAttribute("data-state")).toBe("answered");
+    expect(await card.locator(".answer-text").textContent()).toBe("The sum of 19 and 23 is 42.");
+    expect(await card.locator(".tool-call").allTextContents()).toEqual([
+      expect.stringMatching(/^tool call get-sum: ok \(\d+ ms\)$/),
+    ]);
   }, 180_000);
 });

@@ -158,7 +158,10 @@ function showAnswer(card, data) {
 }
 
 function newCard(question) {
-  const card = element("article", { className: newConversation ? "card" : "card follow-up" });
+  const card = element("article", {
+    className: newConversation ? "card" : "card follow-up",
+    "data-state": "running",
+  });
   const progress = element("p", { className: "progress", text: "sending the question" });
   const body = element("div", { className: "answer" });
   const details = element("div", { className: "details" });
@@ -182,6 +185,7 @@ async function ask(question) {
     if (!response.ok) {
       const { error } = await response.json();
       card.progress.replaceChildren(element("span", { className: "error", text: error }));
+      card.card.dataset.state = "failed";
       return;
     }
     await readEvents(response, (name, data) => {
@@ -211,16 +215,25 @@ async function ask(question) {
       } else if (name === "answer") {
         card.progress.remove();
         showAnswer(card, data);
+        card.card.dataset.state = "answered";
       } else if (name === "error") {
         card.progress.replaceChildren(element("span", { className: "error", text: data.message }));
         if (data.fix) card.progress.append(element("p", { className: "fix", text: data.fix }));
+        card.card.dataset.state = "failed";
       }
     });
   } catch (error) {
     card.progress.replaceChildren(
       element("span", { className: "error", text: `the desk did not answer: ${error.message}` }),
     );
+    card.card.dataset.state = "failed";
   } finally {
+    if (card.card.dataset.state === "running") {
+      card.progress.replaceChildren(
+        element("span", { className: "error", text: "the desk's answer ended before the turn did" }),
+      );
+      card.card.dataset.state = "failed";
+    }
     askButton.disabled = false;
   }
 }

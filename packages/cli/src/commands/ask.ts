@@ -27,7 +27,7 @@ import {
   recordEvent,
   terminalSafeJson,
 } from "../run-record.ts";
-import { serverSpecs } from "../server-options.ts";
+import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { describeAttemptFailure } from "../terminal/describe-attempt-failure.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { answerFormats, formatAnswer } from "../terminal/format-answer.ts";
@@ -233,14 +233,6 @@ async function askWithSandbox(options: {
   }).finally(() => csv.close());
   await reportAnswer(turn, result);
   return 0;
-}
-
-/** Each --server command line under the name its server got. */
-function serverCommandLines(commandLines: string[], servers: Record<string, ServerSpec>) {
-  const names = Object.keys(servers);
-  return Object.fromEntries(
-    commandLines.map((commandLine, index) => [names[index] ?? `server_${index + 1}`, commandLine]),
-  );
 }
 
 /** The checked command line, or undefined after printing the help. */

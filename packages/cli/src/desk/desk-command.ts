@@ -12,6 +12,7 @@ import { defaultJournalPath } from "../journal/append.ts";
 import { createToken } from "../mcp-server/http-token.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
+import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { createProgress } from "../terminal/progress.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
@@ -26,17 +27,24 @@ an HttpOnly cookie. Follow-up questions continue the conversation; "New conversa
 Options:
   --csv FILE, --file FILE   data files, as for codeaction ask (repeatable)
   --folder DIR              every data file in DIR (.csv .tsv .json .jsonl .xlsx .parquet)
+  --server "CMD"            an MCP server (a command line, or an http(s) URL); its tools join the
+                            data files' tools, as for codeaction ask (repeatable)
   --data                    the data image (numpy, pandas, matplotlib)
   --image NAME              the sandbox image
   --model M, --replay FILE  the model, as for codeaction ask
+  --retries N               try a failed model call again up to N times (default 2; 0 for never)
   --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
   --journal PATH            the run journal (default ${defaultJournalPath}); --no-journal: none
   --port N                  the port (default: a free one)
+  --quiet                   no progress on stderr while the data files are read
   --open                    open the page in the browser (xdg-open or open)
   -h, --help                show this help`;
 
-const deskOptions = {
-  ...questionOptions,
+/** The options of `ask` that make sense on a page (not --format: the page shows the answer), and the desk's own. */
+const { format: _format, ...sharedOptions } = questionOptions;
+
+export const deskOptions = {
+  ...sharedOptions,
   folder: { type: "string" },
   port: { type: "string" },
   open: { type: "boolean" },
@@ -91,6 +99,7 @@ async function openSession(values: DeskValues, context: CliContext) {
     csv: values.csv?.map((path) => resolve(context.cwd, path)),
     file: [...(values.file ?? []).map((path) => resolve(context.cwd, path)), ...folderFiles],
   });
+  const servers = await serverSpecs(values.server ?? [], "desk");
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
   const scans = scanInThreads(files);
   const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
@@ -110,6 +119,7 @@ async function openSession(values: DeskValues, context: CliContext) {
     model,
     pattern: "code-action",
     extraTools: data.tools,
+    ...(Object.keys(servers).length > 0 ? { servers } : {}),
     sandbox: { network: "none", image },
     codeAction: { dataFiles: data.sandboxFiles, preimport: preimportFor(image) },
   }).catch(async (error: unknown) => {
@@ -122,6 +132,7 @@ async function openSession(values: DeskValues, context: CliContext) {
     data,
     modelChoice,
     image,
+    servers: serverCommandLines(values.server ?? [], servers),
     context,
     outRoot: resolve(context.cwd, values.out ?? "codeaction-out"),
     journalPath: values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath),

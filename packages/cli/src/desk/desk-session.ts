@@ -18,6 +18,8 @@ export type DeskSession = {
   data: LoadedData;
   modelChoice: ModelChoice;
   image: string;
+  /** Each --server command line by its server's name, for the run record. */
+  servers: Record<string, string>;
   context: CliContext;
   /** The folder the files of each run go to, as <outRoot>/<runId>/. */
   outRoot: string;
@@ -44,7 +46,7 @@ export async function askInDesk(
     image: session.image,
     tables: session.data.tables,
     toolNames: session.data.tools.map((tool) => tool.name),
-    servers: {},
+    servers: session.servers,
   });
   const started = performance.now();
   try {
