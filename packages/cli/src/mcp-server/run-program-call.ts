@@ -14,8 +14,8 @@ export const dockerFix =
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /**
- * One run_program call: the program checked, run (with progress notifications when the client
- * sent a progressToken), and what the client gets back. An engine that fails or stops answering
+ * One run_program call: the program checked, run (with progress notifications, ticks and the
+ * program's output lines, when the client sent a progressToken), and what the client gets back. An engine that fails or stops answering
  * is named as Docker, with the fix.
  */
 export async function callRunProgram(
@@ -53,7 +53,7 @@ async function runAdmitted(
   extra: Extra,
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
-  const stopProgress =
+  const progress =
     progressToken === undefined
       ? undefined
       : reportRunProgress({
@@ -63,13 +63,19 @@ async function runAdmitted(
         });
   let run: ProgramRunResult;
   try {
-    run = await options.runner.run(program, { signal: extra.signal });
+    run = await options.runner.run(program, {
+      signal: extra.signal,
+      // The program's lines go to a client that asked for progress, as they come.
+      ...(progress
+        ? { onEvent: (event) => (event.type === "program-output" ? progress.output(event) : undefined) }
+        : {}),
+    });
   } catch (error) {
     return errorResult(
       `The sandbox could not run the program: ${(error as Error).message}\nThe Docker engine did not answer as it should. ${dockerFix}`,
     );
   } finally {
-    stopProgress?.();
+    progress?.stop();
   }
   options.onRun?.(run);
   return options.toResult(run);

@@ -3,6 +3,7 @@ import type { SandboxConfigInput, SandboxManager, SandboxSession } from "@codeac
 import type { Logger } from "pino";
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { LiveOutput } from "../tracing/live-output.ts";
 import type { AgentEvent, ApprovalHook } from "../types.ts";
 import { newSandboxManager } from "./new-sandbox-manager.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
@@ -37,7 +38,11 @@ export type ProgramRunner = {
   readonly stubSignatures: string;
   readonly execTimeout: number;
   readonly maxToolCalls: number;
-  /** One program in a fresh container, removed afterwards. Never throws for what the program does. */
+  /**
+   * One program in a fresh container, removed afterwards. Never throws for what the program does.
+   * `onEvent` gets the tool events and, while the program runs, its `program-output` lines
+   * (attempt 1; bounded as in `stream()`: 2000 lines or 256 KiB, then one event with `cut: true`).
+   */
   run(
     program: string,
     options?: { onEvent?: (event: AgentEvent) => void; signal?: AbortSignal },
@@ -125,6 +130,8 @@ async function runInFreshContainer(
   const started = performance.now();
   const session: SandboxSession = await runner.manager.createSession(logger ? { logger } : {});
   const containerStartMs = Math.round(performance.now() - started);
+  const onEvent = runOptions.onEvent;
+  const live = onEvent ? new LiveOutput({ runId, emit: onEvent }) : undefined;
   try {
     const outcome = await runProgram({
       session,
@@ -136,9 +143,16 @@ async function runInFreshContainer(
       maxToolCalls: runner.maxToolCalls,
       ...(options.approval ? { approval: options.approval } : {}),
       ...(logger ? { logger } : {}),
-      ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
+      ...(onEvent ? { onEvent } : {}),
+      ...(live
+        ? {
+            onOutput: (stream: "stdout" | "stderr", chunk: Buffer) =>
+              live.feed({ attempt: 1, stream }, chunk),
+          }
+        : {}),
       ...(runOptions.signal ? { signal: runOptions.signal } : {}),
     });
+    live?.flush({ attempt: 1 });
     return { ...outcome, runId, containerStartMs };
   } finally {
     const removal = session.close().catch((error: unknown) => {
