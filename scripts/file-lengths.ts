@@ -14,8 +14,6 @@ export const maxFileLines = 400;
  * the limit is split along its seams instead.
  */
 export const allowedLongFiles: Record<string, string> = {
-  // Issue 30: split along its seams (help text, arguments, prelaunch, Ctrl-C, reporting); being edited.
-  "packages/cli/src/commands/ask.ts": "issue 30",
   // Issue 30: split along its seams; being edited.
   "packages/core/src/build-agent.ts": "issue 30",
   // Issue 30: the sandbox redesign (one way to get a container) reshapes it.

@@ -13,12 +13,12 @@ import { writePrivateFile } from "../journal/journal-file.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { explainModelFailure } from "../model-failure.ts";
 import { loadModel } from "../model-load.ts";
+import { saveOutputFiles } from "../output/save-output-files.ts";
 import { serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
-import { saveOutputFiles } from "./ask.ts";
 import { preimportFor, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]

@@ -1,0 +1,113 @@
+// One `ask` turn: Ctrl-C during and before it, the run record and the journal, the answer printed.
+import type { Agent, AgentResult } from "@codeaction/core";
+import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
+import type { CliContext } from "../context.ts";
+import { CliError } from "../errors/cli-error.ts";
+import { appendToJournal } from "../journal/append.ts";
+import { attachReplay } from "../journal/replay-record.ts";
+import { explainModelFailure } from "../model-failure.ts";
+import { saveOutputFiles } from "../output/save-output-files.ts";
+import {
+  completeRunRecord,
+  failRunRecord,
+  type RunRecord,
+  recordEvent,
+  terminalSafeJson,
+} from "../run-record.ts";
+import { formatAnswer } from "../terminal/format-answer.ts";
+import type { Progress } from "../terminal/progress.ts";
+import { usageSummary } from "../terminal/run-summary.ts";
+import { hasTimings, seconds, showTimings } from "../terminal/timings.ts";
+import { runTurn } from "../terminal/turn-events.ts";
+import type { AskRequest } from "./ask-arguments.ts";
+
+/** One question's run: what it needs to report, record and journal. */
+export type AskTurn = {
+  request: AskRequest;
+  context: CliContext;
+  progress: Progress;
+  record: RunRecord;
+  journalPath: string | undefined;
+  started: number;
+};
+
+/**
+ * Builds the agent and runs the turn, Ctrl-C aware: during the turn it cancels it (the run record
+ * says "aborted" and the journal keeps it); before, it closes the agent and exits 130. A failed
+ * run is journaled before its error is thrown; the agent is closed either way.
+ */
+export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<AgentResult> {
+  const { request, context, progress, record, journalPath } = turn;
+  let agent: Agent | undefined;
+  const turnAbort = new AbortController();
+  let turnRunning = false;
+  const interrupt = () => {
+    progress.note("codeaction: interrupted; removing the sandbox containers");
+    if (turnRunning) return turnAbort.abort(new Error("interrupted (Ctrl-C)"));
+    void (agent?.close() ?? Promise.resolve()).finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupt);
+  try {
+    agent = await build();
+    turnRunning = true;
+    const result = await runTurn(agent, request.question, {
+      progress,
+      context,
+      showProgram: request.showProgram,
+      verbose: request.verbose,
+      signal: turnAbort.signal,
+      onEvent: (event) => recordEvent(record, event),
+      image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
+    });
+    completeRunRecord(record, result);
+    await attachReplay(record, result, agent);
+    return result;
+  } catch (error) {
+    progress.stop();
+    await failRunRecord(record, error);
+    record.timings.totalMs = Math.round(performance.now() - turn.started);
+    if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
+    if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
+    if (!turnAbort.signal.aborted) throw explainModelFailure(error, request.retries);
+    throw new CliError("interrupted; the run record says aborted", {
+      code: "interrupted",
+      exitCode: 130,
+      cause: error,
+    });
+  } finally {
+    process.removeListener("SIGINT", interrupt);
+    progress.stop();
+    await agent?.close().catch(() => undefined);
+  }
+}
+
+/** Saves the files, journals the record (before the answer is printed), then prints the answer. */
+export async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<void> {
+  const { request, context, record, journalPath } = turn;
+  record.timings.totalMs = Math.round(performance.now() - turn.started);
+  record.timings.turnMs = result.timings.totalMs;
+  await saveOutputFiles(result, record, { out: request.values.out, context });
+  // The journal is written before the answer is printed: an answer on screen is always on record.
+  if (journalPath) await appendToJournal(journalPath, record, context.env);
+  if (request.verbose) context.stderr.write(`${usageSummary(result.usage)}\n`);
+  if (request.showProgram) {
+    if (result.pattern === "tools") {
+      const toolMs = result.toolCalls.reduce((total, call) => total + call.durationMs, 0);
+      context.stderr.write(
+        `timings: ${result.toolCalls.length} tool calls ${seconds(toolMs)}, turn ${seconds(result.timings.totalMs)} (the rest is the model)\n`,
+      );
+    } else {
+      showTimings(result.attempts, context);
+    }
+  }
+  if (result.status === "escalated") {
+    context.stderr.write(
+      "codeaction: every attempt failed; the answer is the escalation model's program's result\n",
+    );
+  }
+  if (request.values.json) {
+    context.stdout.write(`${terminalSafeJson(record, 2)}\n`);
+  } else {
+    context.stdout.write(formatAnswer(result.answer, request.format));
+  }
+}
