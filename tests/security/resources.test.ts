@@ -14,11 +14,7 @@ const limits = { pidsLimit: 64, memoryLimit: "192M", diskLimit: "16M", cpuLimit:
 
 /** Whether the session's container runs; a container already removed (404) does not, any other failure is thrown. */
 async function isRunning(session: SandboxSession): Promise<boolean> {
-  const info = await session.inspect().catch((error: { statusCode?: number }) => {
-    if (error.statusCode === 404) return undefined;
-    throw error;
-  });
-  return info?.State.Running === true;
+  return (await inspectUnlessGone(session))?.State.Running === true;
 }
 
 /** A container that stopped left nothing running; a running one is listed. */
@@ -35,12 +31,28 @@ async function expectNothingLeft(session: SandboxSession): Promise<void> {
 }
 
 /**
- * A bomb under gVisor ended by its deadline, a limit or the sandbox's end, or by itself with
- * `bounded` holding (what it reports shows a limit stopped it); never a plain error.
+ * How a bomb ends under gVisor (seen in six runs of R1 to R3 each on this machine, 2026-12): its
+ * tasks are the sentry's, not host processes, so neither the pids limit nor the kernel's OOM killer
+ * stops the program itself. Either the sandbox starves until the run's deadline kills it (timeout),
+ * or the cgroup's limit takes the sentry down under the relay (infrastructure: the relay's exec
+ * stream ends without an exit, its wait failing with `containerManager.WaitPID ... EOF`). Never an
+ * answer (ok), a plain error or an oom status: any of those would mean a limit behaves differently.
  */
-function expectBombStopped(run: ProgramRun, bounded: () => void): void {
-  if (run.status === "ok") bounded();
-  else expect(["timeout", "oom", "infrastructure"]).toContain(run.status);
+function expectGvisorBombStopped(run: ProgramRun): void {
+  expect(["timeout", "infrastructure"], run.infrastructureError ?? run.stderr).toContain(run.status);
+  if (run.status === "infrastructure") {
+    expect(run.infrastructureError).toMatch(
+      /^the relay's output ended before it reported the program's exit/,
+    );
+  }
+}
+
+/** The session's container as the engine reports it; undefined once it is removed (404), any other failure thrown. */
+async function inspectUnlessGone(session: SandboxSession) {
+  return session.inspect().catch((error: { statusCode?: number }) => {
+    if (error.statusCode === 404) return undefined;
+    throw error;
+  });
 }
 
 describe.each(backends)("resources (backend %s)", (backend) => {
@@ -120,11 +132,8 @@ print("RESULT:", json.dumps({"refused": refused}))
     if (backend === "docker") {
       expect(resultJson<{ refused: number }>(run).refused).toBeGreaterThan(0);
     } else {
-      // gVisor's tasks are not host processes, so the pids limit does not stop them: the bomb starves
-      // and is killed at its deadline (timeout, what is seen here), hits the memory limit (oom) or
-      // takes the sandbox down (infrastructure); either way the neighbour and the host carry on. It
-      // may end by itself only with forks refused.
-      expectBombStopped(run, () => expect(resultJson<{ refused: number }>(run).refused).toBeGreaterThan(0));
+      // The neighbour and the host carried on (during, after); the bomb itself ended as gVisor ends it.
+      expectGvisorBombStopped(run);
     }
   });
 
@@ -151,9 +160,7 @@ print("RESULT:", json.dumps({"threads": started}))
     if (backend === "docker") {
       expect(resultJson<{ threads: number }>(run).threads).toBeLessThan(limits.pidsLimit);
     } else {
-      expectBombStopped(run, () =>
-        expect(resultJson<{ threads: number }>(run).threads).toBeLessThan(100_000),
-      );
+      expectGvisorBombStopped(run);
     }
   });
 
@@ -166,20 +173,19 @@ while True:
 `,
       after: async (session) => {
         // A container gVisor's OOM took down may already be swept (stopped containers are garbage).
-        const info = await session.inspect().catch(() => undefined);
+        const info = await inspectUnlessGone(session);
         if (info) expect(info.HostConfig.MemorySwap).toBe(info.HostConfig.Memory);
         await expectNothingLeft(session);
       },
       execTimeout: bombDeadline,
     });
-    console.info(`[R3 ${backend}] status ${run.status}, exit ${run.exitCode}`);
     if (backend === "docker") {
       expect(run.status).toBe("oom");
       expect(run.exitCode).toBe(137);
     } else {
-      // Under gVisor the kernel's OOM killer may take the sentry (and the relay) with the program, and
-      // under load the sandbox was seen to stall at the limit until the deadline killed it (timeout).
-      expect(["oom", "infrastructure", "timeout"]).toContain(run.status);
+      // The memory limit is the whole sandbox's under gVisor: it stalls at the limit until the deadline
+      // (timeout) or the limit takes the sentry with the program (infrastructure), never an oom status.
+      expectGvisorBombStopped(run);
     }
   });
 

@@ -10,3 +10,4 @@ export type { ToolSearch, ToolSearchMatch } from "./code-action/tool-search.ts";
 export { createToolSearch } from "./code-action/tool-search.ts";
 export { parseServerCommand } from "./mcp/parse-server-command.ts";
 export { loadModel } from "./model.ts";
+export { privateFolder, writePrivateFile } from "./private-file.ts";

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, AgentResult } from "@codeaction/core";
+import { writePrivateFile } from "@codeaction/core/internal";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
@@ -9,7 +10,6 @@ import type { LoadedData } from "../csv/csv-tools.ts";
 import { dataFileArguments } from "../csv/data-formats.ts";
 import { scanInThreads } from "../csv/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
-import { writePrivateFile } from "../journal/journal-file.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { explainModelFailure } from "../model-failure.ts";
 import { loadModel } from "../model-load.ts";
@@ -196,7 +196,9 @@ async function handleLine(session: Session, text: string): Promise<void> {
       );
       // The session holds the questions, answers and programs: private, like the journal.
       try {
-        await writePrivateFile(path, `${JSON.stringify({ version: 1, turns: session.turns }, null, 2)}\n`);
+        await writePrivateFile(path, `${JSON.stringify({ version: 1, turns: session.turns }, null, 2)}\n`, {
+          hint: "remove it or choose another path (/save FILE)",
+        });
         context.stderr.write(`saved the session to ${escapeForTerminal(path)}\n`);
       } catch (error) {
         context.stderr.write(

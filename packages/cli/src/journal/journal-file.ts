@@ -144,32 +144,3 @@ export async function withJournalLock<T>(path: string, work: () => Promise<T>): 
     await unlink(lockPath).catch(() => undefined);
   }
 }
-
-/**
- * Writes a private file (chat's /save): created or truncated 0600, never through a symbolic link,
- * only a regular file. Throws an Error naming the cause.
- */
-export async function writePrivateFile(path: string, text: string): Promise<void> {
-  const flags =
-    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-  let handle: FileHandle;
-  try {
-    handle = await open(path, flags, 0o600);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ELOOP" || code === "EMLINK") {
-      throw new Error(
-        `${path} is a symbolic link, and codeaction does not write through links; remove it or choose another path`,
-      );
-    }
-    throw error;
-  }
-  try {
-    const found = await handle.stat();
-    if (!found.isFile()) throw new Error(`${path} is not a regular file`);
-    if ((found.mode & 0o077) !== 0) await handle.chmod(0o600);
-    await handle.writeFile(text);
-  } finally {
-    await handle.close();
-  }
-}

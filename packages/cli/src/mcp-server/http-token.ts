@@ -1,8 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readFile, rm } from "node:fs/promises";
+import { readFile, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { privateFolder, writePrivateFile } from "@codeaction/core/internal";
 import { UsageError } from "../errors/usage-error.ts";
 
 /** The shortest token `--token-file` may hold: anything shorter could be guessed. */
@@ -54,45 +54,21 @@ export function tokenFolder(): string {
   return join(homedir(), ".codeaction", "mcp");
 }
 
+const tokenHint = "remove it, or give your own token with --token-file";
+
 /**
  * Writes `token` to `<folder>/http-<port>.token`, created 0600 in folders made (or set back to) 0700;
  * a symbolic link in its place is refused, never followed. Returns the file's path.
  */
 export async function writeTokenFile(token: string, port: number, folder = tokenFolder()): Promise<string> {
-  await privateFolder(join(folder, ".."));
-  await privateFolder(folder);
+  await privateFolder(join(folder, ".."), tokenHint);
+  await privateFolder(folder, tokenHint);
   const path = join(folder, `http-${port}.token`);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW;
-  const file = await open(path, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(
-      `could not write the token file ${path} (${error.code ?? error.message}); remove it, or give your own with --token-file`,
-    );
-  });
-  try {
-    await file.chmod(0o600);
-    await file.writeFile(`${token}\n`, "utf8");
-  } finally {
-    await file.close();
-  }
+  await writePrivateFile(path, `${token}\n`, { hint: tokenHint });
   return path;
 }
 
 /** Removes a token file written by writeTokenFile (the server is stopping). */
 export async function removeTokenFile(path: string): Promise<void> {
   await rm(path, { force: true });
-}
-
-/** Makes `path` a directory of ours with mode 0700; a link or someone else's folder is refused. */
-async function privateFolder(path: string): Promise<void> {
-  await mkdir(path, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
-  const status = await lstat(path);
-  const ours = process.getuid === undefined || status.uid === process.getuid();
-  if (!status.isDirectory() || !ours) {
-    throw new Error(
-      `${path} is not a folder of this user (a link or another user's): the token file is not written there; remove it, or give your own token with --token-file`,
-    );
-  }
-  if ((status.mode & 0o777) !== 0o700) await chmod(path, 0o700);
 }

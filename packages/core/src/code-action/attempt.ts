@@ -138,9 +138,22 @@ function askModel(
       model.invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) }),
     )
     .catch((error: unknown) => {
-      if (signal.aborted || CodeActionError.isInstance(error)) throw error;
+      if (signal.aborted) throw error;
+      if (CodeActionError.isInstance(error)) throw withRun(error, context);
       throw new ModelCallError({ runId: context.runId, attempts: [...context.attempts], cause: error });
     });
+}
+
+/**
+ * A CodeActionError the model call threw itself (a ScriptedChatModel out of replies, a budget
+ * reached) keeps its class and message, and gets this run's `runId` and the attempts so far where
+ * it carries none, as a ModelCallError would.
+ */
+function withRun(error: CodeActionError, context: TurnContext): CodeActionError {
+  const fields = error as CodeActionError & { runId?: string; attempts?: Attempt[] };
+  fields.runId ??= context.runId;
+  fields.attempts ??= [...context.attempts];
+  return error;
 }
 
 /**

@@ -5,9 +5,9 @@ import { ConfigError } from "../errors/config-error.ts";
 import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { readSearchQueries } from "./function-lookup.ts";
-import { defaultOutputFileLimits } from "./output-files.ts";
 import { defaultDiscoverySettings, estimateTokens, renderToolIndex } from "./tool-index.ts";
 import { createToolSearch } from "./tool-search.ts";
+import { countingSandbox, turnSettings } from "./turn.test-helper.ts";
 import { createCodeActionTurn } from "./turn.ts";
 
 // Discovery at the turn: which prompt the model gets, and how a ```search reply is answered. No
@@ -68,26 +68,7 @@ const planted: ToolSpec = {
   invoke: async () => null,
 };
 
-/** A sandbox that counts the containers asked for and refuses to make any. */
-function countingSandbox() {
-  const sandbox = {
-    created: 0,
-    async createSession(): Promise<never> {
-      sandbox.created += 1;
-      throw new Error("no container in this test");
-    },
-  };
-  return sandbox;
-}
-
-const settings = {
-  execTimeout: 10,
-  maxRepairs: 1,
-  maxToolCalls: 5,
-  samples: 1,
-  decimals: 2,
-  outputFiles: defaultOutputFileLimits,
-};
+const settings = { ...turnSettings, maxRepairs: 1 };
 
 async function runTurn(tools: ToolSpec[], replies: string[], discovery = settings as object) {
   const model = new ScriptedChatModel(replies);

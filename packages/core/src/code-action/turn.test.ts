@@ -1,31 +1,13 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
+import { ScriptedRepliesExhaustedError } from "../errors/scripted-replies-exhausted-error.ts";
 import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
-import type { AgentEvent } from "../types.ts";
-import { defaultOutputFileLimits } from "./output-files.ts";
+import type { AgentEvent, Attempt } from "../types.ts";
+import { countingSandbox, turnSettings } from "./turn.test-helper.ts";
 import { createCodeActionTurn } from "./turn.ts";
 
-/** A sandbox that counts the containers asked for and refuses to make any. */
-function countingSandbox() {
-  const sandbox = {
-    created: 0,
-    async createSession(): Promise<never> {
-      sandbox.created += 1;
-      throw new Error("no container in this test");
-    },
-  };
-  return sandbox;
-}
-
-const settings = {
-  execTimeout: 10,
-  maxRepairs: 2,
-  maxToolCalls: 5,
-  samples: 1,
-  decimals: 2,
-  outputFiles: defaultOutputFileLimits,
-};
+const settings = turnSettings;
 
 describe("replies are checked before a container starts", () => {
   it("no program and two programs are attempts with repairs, and no container is started", async () => {
@@ -73,5 +55,20 @@ describe("replies are checked before a container starts", () => {
       for await (const _event of turn.stream([new HumanMessage("One?")], "run-2"));
     }).rejects.toThrow(/did not start/);
     expect(sandbox.created).toBe(1);
+  });
+});
+
+describe("a CodeActionError the model throws itself", () => {
+  it("keeps its class and gets the run's id and the attempts so far", async () => {
+    // One reply, then none: the second model call throws ScriptedRepliesExhaustedError.
+    const model = new ScriptedChatModel(["The revenue is 42."]);
+    const turn = createCodeActionTurn({ model, sandbox: countingSandbox(), tools: [], settings });
+    const error = await (async () => {
+      for await (const _event of turn.stream([new HumanMessage("Revenue?")], "run-3"));
+    })().catch((thrown: unknown) => thrown);
+    expect(ScriptedRepliesExhaustedError.isInstance(error), String(error)).toBe(true);
+    const carried = error as ScriptedRepliesExhaustedError & { runId?: string; attempts?: Attempt[] };
+    expect(carried.runId).toBe("run-3");
+    expect(carried.attempts?.map((attempt) => attempt.status)).toEqual(["no-program"]);
   });
 });

@@ -1,9 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { chmod, lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
+import { lstat, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "../errors/config-error.ts";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
+import { privateFolder, writePrivateFile } from "../private-file.ts";
 import type { RunState } from "./run-state.ts";
 import type { RunStore } from "./run-store.ts";
 
@@ -28,17 +29,11 @@ export function createFileRunStore(directory: string): RunStore {
       await ready;
       const target = pathOf(state.runId);
       const temporary = join(directory, `.${state.runId}.${randomBytes(6).toString("hex")}.tmp`);
-      const file = await open(
-        temporary,
-        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-        0o600,
-      );
-      try {
-        await file.writeFile(JSON.stringify(state));
-        await file.sync();
-      } finally {
-        await file.close();
-      }
+      await writePrivateFile(temporary, JSON.stringify(state), {
+        hint: folderHint,
+        exclusive: true,
+        sync: true,
+      });
       await rename(temporary, target);
     },
     async load(runId) {
@@ -78,15 +73,10 @@ export function createFileRunStore(directory: string): RunStore {
   };
 }
 
-async function prepareFolder(directory: string): Promise<void> {
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const folder = await lstat(directory);
-  if (!folder.isDirectory()) {
-    throw new ConfigError({
-      message: `the run store's folder ${directory} is not a folder (a link or a file); give it a folder of its own`,
-    });
-  }
-  await chmod(directory, 0o700);
+const folderHint = "give the run store a folder of its own";
+
+function prepareFolder(directory: string): Promise<void> {
+  return privateFolder(directory, folderHint);
 }
 
 function checkRunId(runId: string): string {
