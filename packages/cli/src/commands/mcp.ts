@@ -167,12 +167,20 @@ function logRun(context: CliContext): (run: ProgramRunResult) => void {
 
 /** Serves one client on stdin/stdout until stdin ends or the process is told to stop. */
 async function serveStdio(serve: Serve): Promise<void> {
-  const [{ StdioServerTransport }, { createCodeModeServer }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-    import("../mcp-server/code-mode-server.ts"),
-  ]);
-  const server = createCodeModeServer({ ...serve, onRun: logRun(serve.context) });
+  const [{ StdioServerTransport }, { createCodeModeServer }, { createRunAdmission, maxServerRuns }] =
+    await Promise.all([
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+      import("../mcp-server/code-mode-server.ts"),
+      import("../mcp-server/run-admission.ts"),
+    ]);
   const transport = new StdioServerTransport(process.stdin, serve.context.stdout as NodeJS.WriteStream);
+  // The one client is the whole server: it may have the server's runs, no more (each holds its program).
+  const admission = createRunAdmission({ perConnection: maxServerRuns });
+  const server = createCodeModeServer({
+    ...serve,
+    onRun: logRun(serve.context),
+    admit: admission.forConnection(transport),
+  });
   const stopped = untilStopped([process.stdin]);
   await server.connect(transport);
   serve.context.stderr.write(
