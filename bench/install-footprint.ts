@@ -7,12 +7,14 @@
 //   third-party modules our compiled code imports (@langchain/core, @langchain/openai, dockerode, the
 //   MCP SDK, pino, zod) and against an empty `node`. Our share of the import cost is
 //   (core - floor) / (core - empty node); the goal is under 20%.
+// - the smaller install docs/api.md describes (dockerode's BuildKit dependencies overridden by an
+//   empty package, `npm install --omit=optional`): its node_modules and packages beside the plain one.
 // Usage: node bench/install-footprint.ts [runs=15]   (writes bench/results/install-footprint.json)
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { createConsumer } from "../tests/packaging/consumer-project.ts";
-import { packPackages, repositoryRoot } from "../tests/packaging/pack-packages.ts";
+import { type PackedPackage, packPackages, repositoryRoot } from "../tests/packaging/pack-packages.ts";
 import { dependencyShares } from "./dependency-shares.ts";
 import { round, summarize } from "./stats.ts";
 import { type Row, renderTable } from "./table.ts";
@@ -122,13 +124,47 @@ async function measure(project: string): Promise<Row[]> {
   ];
 }
 
+/** Installed package folders (node_modules/<name> and node_modules/@scope/<name>, at any depth). */
+async function installedPackages(modules: string): Promise<string[]> {
+  const entries = await readdir(modules, { recursive: true });
+  return entries
+    .filter((entry) => entry.endsWith("/package.json"))
+    .map((entry) => entry.slice(0, -"/package.json".length))
+    .filter((folder) => /(^|\/node_modules\/)(@[^/]+\/)?[^/@.][^/]*$/.test(folder));
+}
+
+/** docs/api.md's smaller install (BuildKit dependencies overridden, --omit=optional) beside the plain one. */
+async function measureSmaller(workArea: string, packed: PackedPackage[], plain: string): Promise<Row[]> {
+  const project = join(workArea, "consumer-smaller");
+  await createConsumer(project, "npm", packed, { slim: true });
+  const mebibytes = (bytes: number) => round(bytes / 1024 / 1024);
+  const [plainBytes, smallerBytes] = [plain, project].map((folder) =>
+    folderBytes(join(folder, "node_modules")),
+  );
+  const [plainPackages, smallerPackages] = await Promise.all(
+    [plain, project].map(async (folder) => (await installedPackages(join(folder, "node_modules"))).length),
+  );
+  const section = "install, smaller (docs/api.md)";
+  return [
+    { section, figure: "consumer node_modules (npm)", p50: mebibytes(smallerBytes!), unit: "MiB" },
+    {
+      section,
+      figure: "saved against the plain install",
+      p50: mebibytes(plainBytes! - smallerBytes!),
+      unit: "MiB",
+    },
+    { section, figure: "installed packages, plain", p50: plainPackages!, unit: "packages" },
+    { section, figure: "installed packages, smaller", p50: smallerPackages!, unit: "packages" },
+  ];
+}
+
 const workArea = await mkdtemp("/tmp/codeaction-footprint-");
 try {
   const packed = await packPackages(join(workArea, "tarballs"));
   const project = join(workArea, "consumer");
   await createConsumer(project, "npm", packed);
   const tarballs = packed.map((entry) => ({ package: entry.name, bytes: entry.bytes }));
-  const rows = await measure(project);
+  const rows = [...(await measure(project)), ...(await measureSmaller(workArea, packed, project))];
   process.stdout.write(`${renderTable(rows)}\n\ntarballs: ${JSON.stringify(tarballs)}\n`);
   const record = { date: new Date().toISOString(), runs, tarballs, rows };
   await writeFile(

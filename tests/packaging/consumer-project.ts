@@ -18,18 +18,44 @@ const userDependencies = [
 ];
 const consumerFiles = ["agent.mjs", "check.ts", "tsconfig.json", "require.cjs"];
 
+/** The empty package that stands in for dockerode's BuildKit dependencies (docs/api.md's recipe). */
+export const noBuildKit = {
+  tarball: "no-buildkit-1.0.0.tgz",
+  overrides: {
+    dockerode: {
+      "@grpc/grpc-js": "file:no-buildkit-1.0.0.tgz",
+      "@grpc/proto-loader": "file:no-buildkit-1.0.0.tgz",
+      protobufjs: "file:no-buildkit-1.0.0.tgz",
+    },
+  },
+};
+
 /**
  * A new project outside the workspace that installs the packed tarballs with `installer`, as a user
  * with only the packages would. pnpm resolves our packages' dependencies on each other from the
- * registry, so the project pins them to the tarballs with pnpm.overrides.
+ * registry, so the project pins them to the tarballs with pnpm.overrides. `slim` (npm only) follows
+ * docs/api.md's smaller install: dockerode's BuildKit dependencies overridden by an empty package,
+ * and `npm install --omit=optional`.
  */
-export async function createConsumer(folder: string, installer: Installer, packed: PackedPackage[]) {
+export async function createConsumer(
+  folder: string,
+  installer: Installer,
+  packed: PackedPackage[],
+  options: { slim?: boolean } = {},
+) {
   await mkdir(folder, { recursive: true });
   const overrides = Object.fromEntries(
     packed.map((entry) => [`@codeaction/${entry.name}`, `file:${entry.tarball}`]),
   );
-  const manifest = { name: "codeaction-consumer", private: true, type: "module", pnpm: { overrides } };
+  const manifest = {
+    name: "codeaction-consumer",
+    private: true,
+    type: "module",
+    pnpm: { overrides },
+    ...(options.slim ? { overrides: noBuildKit.overrides } : {}),
+  };
   await writeFile(join(folder, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  if (options.slim) await packNoBuildKit(folder);
   for (const file of consumerFiles) {
     await copyFile(join(repositoryRoot, "tests/packaging/consumer", file), join(folder, file));
   }
@@ -38,15 +64,41 @@ export async function createConsumer(folder: string, installer: Installer, packe
   const tarballs = packed.map((entry) => entry.tarball);
   const install =
     installer === "npm"
-      ? await runCommand("npm", ["install", "--no-audit", "--no-fund", ...tarballs, ...userDependencies], {
-          cwd: folder,
-          timeoutMs: 900_000,
-        })
+      ? await runCommand(
+          "npm",
+          [
+            "install",
+            "--no-audit",
+            "--no-fund",
+            ...(options.slim ? ["--omit=optional"] : []),
+            ...tarballs,
+            ...userDependencies,
+          ],
+          {
+            cwd: folder,
+            timeoutMs: 900_000,
+          },
+        )
       : await runCommand("pnpm", ["add", ...tarballs, ...userDependencies], {
           cwd: folder,
           timeoutMs: 900_000,
         });
   if (install.exitCode !== 0) throw new Error(`${installer} install failed: ${describeRun(install)}`);
+  return install;
+}
+
+/** The recipe's empty package, packed into `folder` as no-buildkit-1.0.0.tgz. */
+async function packNoBuildKit(folder: string): Promise<void> {
+  const source = join(folder, "no-buildkit");
+  await mkdir(source);
+  const manifest = { name: "no-buildkit", version: "1.0.0", main: "index.js" };
+  await writeFile(join(source, "package.json"), `${JSON.stringify(manifest)}\n`);
+  await writeFile(join(source, "index.js"), "module.exports = {};\n");
+  const pack = await runCommand("npm", ["pack", "--pack-destination", folder], {
+    cwd: source,
+    timeoutMs: 60_000,
+  });
+  if (pack.exitCode !== 0) throw new Error(`npm pack failed: ${describeRun(pack)}`);
 }
 
 /** Runs the installed `codeaction` bin the way each installer's users do (npx / pnpm exec). */
