@@ -223,6 +223,14 @@ const schemaShape = {
     integer: false,
   }).default(300),
   maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(defaultMaxConcurrent),
+  /** The sum of a manager's live containers' memory limits; unset: this machine's memory (memory-admission.ts). */
+  maxTotalMemory: sizeField({
+    name: "maxTotalMemory",
+    minimum: 32 * 1024 ** 2,
+    maximum: 1024 ** 5,
+    minimumText: "32M",
+    maximumText: "1024T",
+  }).optional(),
   engine: engineSchema,
 };
 
@@ -322,6 +330,16 @@ export function parseSandboxConfig(given: unknown = {}): SandboxConfig {
     throw new SandboxConfigError({
       issues: [
         `user and userRange exclude each other: user ${JSON.stringify(config.user)} runs every sandbox as one uid, userRange gives each sandbox its own; remove one of them`,
+      ],
+    });
+  }
+  if (
+    config.maxTotalMemory !== undefined &&
+    sizeInBytes(config.maxTotalMemory) < sizeInBytes(config.memoryLimit)
+  ) {
+    throw new SandboxConfigError({
+      issues: [
+        `maxTotalMemory (${JSON.stringify(config.maxTotalMemory)}) is under memoryLimit (${JSON.stringify(config.memoryLimit)}): not even one container would fit; raise maxTotalMemory or lower memoryLimit`,
       ],
     });
   }

@@ -8,6 +8,7 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { type LaunchedContainer, launchContainer } from "./launch.ts";
+import { liveContainerLimit } from "./memory-admission.ts";
 import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
@@ -118,7 +119,8 @@ export class SandboxManager {
     const network = this.config.network;
     this.pool = new ContainerPool<PooledSession>({
       size: network === "none" || network === "full" ? this.config.pool : 0,
-      maxConcurrent: this.config.maxConcurrent,
+      // maxConcurrent, lowered to what fits in maxTotalMemory (memory-admission.ts).
+      maxConcurrent: liveContainerLimit(this.config),
       create: (signal) => this.createPooledSession(signal),
       discard: (session) => session.close(),
       usable: (session) => session.warmAndAlive && Date.now() - session.createdAt < poolMaximumIdleMs,
