@@ -13,7 +13,7 @@ import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
-import { ContainerPool, type PoolSlot, type PoolStatus } from "./pool.ts";
+import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
@@ -31,8 +31,7 @@ export type SandboxManagerOptions = {
   /**
    * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
    * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
-   * Without a pool, a prelaunched container is made warm the same way as soon as the manager is
-   * ready (see `prelaunch`).
+   * A prelaunched container is made warm the same way, with or without a pool (see `prelaunch`).
    */
   warmCommand?: string[];
   /**
@@ -42,12 +41,12 @@ export type SandboxManagerOptions = {
   requiredCommands?: string[];
   /**
    * A container already being started in a worker thread with the same settings
-   * (`SandboxPrelaunch.start(config)`): the first session (or warm container) takes it over after
-   * reading every flag back again, and the manager uses the prelaunch's manager id as its own. When
-   * it failed or differs, it is removed and the manager starts its own. `close()` closes it. With a
-   * `warmCommand` and no pool, ready() takes it over at once, in the background: its kill helper
-   * and its warm command start while the caller does other work (a model call, a data scan), and
-   * the first session with the default deadline and labels gets it with nothing left to start.
+   * (`SandboxPrelaunch.start(config)`): it becomes the warm pool's first container, with or without
+   * a pool. ready() takes it over at once, in the background, reading every flag back again: its
+   * kill helper (and its `warmCommand`) start while the caller does other work (a model call, a data
+   * scan), and the first session with the default deadline and labels gets it with nothing left to
+   * start. The manager uses the prelaunch's manager id as its own. When it failed or differs, it is
+   * removed and the manager starts its own. `close()` closes it. Not used with an allow-list.
    */
   prelaunch?: SandboxPrelaunch;
 };
@@ -70,6 +69,9 @@ export type CreateSessionOptions = {
    */
   signal?: AbortSignal;
 };
+
+/** A prelaunched container taken over: its uid held here, its kill helper started here. */
+type TakenOver = { identity: SandboxIdentity; launched: LaunchedContainer };
 
 /** The default lifetime of a session's container. */
 export const defaultDeadlineSeconds = 3600;
@@ -97,17 +99,13 @@ export class SandboxManager {
   private readonly pool: ContainerPool<PooledSession>;
   /** The egress proxy and per-session networks for an allow-list; idle for "none" and "full". */
   private readonly networking: SessionNetworking;
-  /** The prelaunch given, until its container is taken over (then undefined). */
-  private prelaunch: SandboxPrelaunch | undefined;
-  private readonly prelaunchGiven: SandboxPrelaunch | undefined;
-  /** Without a pool: the prelaunched container being made warm for the first session (see `prelaunch`). */
-  private warmPrelaunched: Promise<{ session: PooledSession; slot: PoolSlot } | undefined> | undefined;
+  /** The prelaunch given: its container becomes the pool's first item at ready(); close() closes it. */
+  private readonly prelaunch: SandboxPrelaunch | undefined;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
     this.managerId = options.prelaunch?.managerId ?? randomUUID();
     this.prelaunch = options.prelaunch;
-    this.prelaunchGiven = options.prelaunch;
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
     this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
@@ -165,41 +163,35 @@ export class SandboxManager {
       imageLabels: image.Config?.Labels ?? {},
       labels: buildLabels({ managerId: this.managerId, deadline: new Date(Date.now() + 60_000) }),
     });
+    // The prelaunched container is the pool's first item (an allow-list's sessions need their own
+    // network, so it is not used there): taken over now, in the background.
+    const prelaunch = this.prelaunch;
+    if (prelaunch && !this.networking.policy && !this.closed) {
+      this.pool.adopt((signal) => this.adoptPrelaunched(prelaunch, signal));
+    }
     this.pool.start();
-    const warmable = this.prelaunch && this.warmCommand && !this.networking.policy;
-    if (this.pool.size === 0 && warmable && !this.closed) {
-      this.warmPrelaunched = this.makePrelaunchedWarm();
-    }
   }
 
-  /** The prelaunched container taken over and made warm like a pool's (undefined when that failed). */
-  private async makePrelaunchedWarm(): Promise<{ session: PooledSession; slot: PoolSlot } | undefined> {
-    const slot = await this.pool.reserve();
-    try {
-      const session = await this.createPooledSession(new AbortController().signal);
-      // Closed meanwhile: close() may have looked before this existed.
-      if (!this.closed) return { session, slot };
-      await session.close();
-      slot.release();
-      return undefined;
-    } catch (error) {
+  /**
+   * The prelaunched container taken over (read back again here, its kill helper started here) and
+   * made warm like a pool's; undefined (the reason logged) when it cannot be used.
+   */
+  private async adoptPrelaunched(
+    prelaunch: SandboxPrelaunch,
+    signal: AbortSignal,
+  ): Promise<PooledSession | undefined> {
+    const taken = await takeOverPrelaunched(this.requireDocker(), prelaunch, {
+      config: this.config,
+      managerId: this.managerId,
+      imageEnv: this.imageEnv,
+      dialect: this.dialect,
+      logger: this.logger,
+    });
+    if (!taken) return undefined;
+    return this.createPooledSession(signal, taken).catch((error: unknown) => {
       this.logger?.debug({ error: String(error) }, "prelaunched container not made warm");
-      slot.release();
       return undefined;
-    }
-  }
-
-  /** The warm prelaunched session for a session with the default deadline and labels, once. */
-  private async takePrelaunchedWarm(): Promise<PooledSession | undefined> {
-    const pending = this.warmPrelaunched;
-    this.warmPrelaunched = undefined;
-    const warm = await pending;
-    if (!warm) return undefined;
-    // Handed out, the session frees its slot through the pool when it is destroyed.
-    if (warm.session.warmAndAlive && !this.closed) return warm.session;
-    await warm.session.close();
-    warm.slot.release();
-    return undefined;
+    });
   }
 
   /** Podman's refusals and dialect, and the runtime the settings need: the dialect. */
@@ -239,13 +231,10 @@ export class SandboxManager {
     await this.ready();
     const docker = this.requireDocker();
     const deadlineSeconds = checkedDeadlineSeconds(options);
+    // The one way to get a container with the default deadline and labels: the pool's (warm ones,
+    // and the prelaunched one first), when it offers any; else a container of the request's own.
     const defaults = options.deadlineSeconds === undefined && options.labels === undefined;
-    const warm = defaults && this.warmPrelaunched ? await this.takePrelaunchedWarm() : undefined;
-    if (warm) {
-      this.sessions.add(warm);
-      return warm;
-    }
-    if (this.pool.size > 0 && defaults) {
+    if (defaults && this.pool.offers) {
       const pooled = await this.pool.take(options.signal);
       this.sessions.add(pooled);
       return pooled;
@@ -259,20 +248,15 @@ export class SandboxManager {
     let launch: () => Promise<LaunchedContainer>;
     let launched: LaunchedContainer;
     try {
-      // A prelaunched container has the default deadline and labels only.
-      const prelaunched =
-        options.deadlineSeconds === undefined && options.labels === undefined
-          ? await this.takePrelaunched()
-          : undefined;
       // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
-      identity = prelaunched?.identity ?? allocateIdentity(this.config);
+      identity = allocateIdentity(this.config);
       // For an allow-list: the session's own internal network, the egress proxy on it (NetworkSetupError if not).
       sessionNetwork = await this.networking.attach(docker, {
         sessionId: randomUUID(),
         ...(options.logger ? { logger: options.logger } : {}),
       });
       launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
-      launched = prelaunched?.launched ?? (await launch());
+      launched = await launch();
     } catch (error) {
       slot.release();
       identity?.release();
@@ -313,16 +297,18 @@ export class SandboxManager {
       });
   }
 
-  /** One warm container for the pool: default deadline, default labels, the warm command waiting. */
-  private async createPooledSession(signal: AbortSignal): Promise<PooledSession> {
+  /**
+   * One warm container for the pool: default deadline, default labels, the warm command waiting.
+   * Started here, or `taken` over from a prelaunch.
+   */
+  private async createPooledSession(signal: AbortSignal, taken?: TakenOver): Promise<PooledSession> {
     const deadline = new Date(Date.now() + defaultDeadlineSeconds * 1000);
     const labels = buildLabels({ managerId: this.managerId, deadline });
-    const prelaunched = await this.takePrelaunched();
-    const identity = prelaunched?.identity ?? allocateIdentity(this.config);
+    const identity = taken?.identity ?? allocateIdentity(this.config);
     // Only the first launch stops when the pool drains; a replacement belongs to its session.
     const launch = this.launcher(identity.config, { labels, deadline });
     const launched =
-      prelaunched?.launched ??
+      taken?.launched ??
       (await launch(signal).catch((error: unknown) => {
         identity.release();
         throw error;
@@ -359,22 +345,6 @@ export class SandboxManager {
     );
   }
 
-  /** The prelaunched container taken over, once; undefined without one or when it cannot be used. */
-  private async takePrelaunched(): Promise<
-    { identity: SandboxIdentity; launched: LaunchedContainer } | undefined
-  > {
-    const prelaunch = this.prelaunch;
-    this.prelaunch = undefined;
-    if (!prelaunch || this.networking.policy) return undefined;
-    return takeOverPrelaunched(this.requireDocker(), prelaunch, {
-      config: this.config,
-      managerId: this.managerId,
-      imageEnv: this.imageEnv,
-      dialect: this.dialect,
-      logger: this.logger,
-    });
-  }
-
   /**
    * Marks the manager closed (a later `createSession` fails), drains the warm pool (no more fills),
    * closes every session of this manager and removes any container still carrying its id.
@@ -382,8 +352,7 @@ export class SandboxManager {
    */
   async close(): Promise<void> {
     this.closed = true;
-    await this.prelaunchGiven?.close();
-    await this.takePrelaunchedWarm();
+    await this.prelaunch?.close();
     await this.pool.drain();
     await Promise.allSettled([...this.sessions].map((session) => session.close()));
     if (!this.docker) return;

@@ -70,6 +70,8 @@ export class ContainerPool<Item> {
   private readonly removals = new Set<Promise<void>>();
   private live = 0;
   private fills = 0;
+  /** Containers started elsewhere being taken over (`adopt`): counted as fills, handed out first. */
+  private adopting = 0;
   private demands = 0;
   private retryDelayMs: number;
   private retryAt = 0;
@@ -115,6 +117,42 @@ export class ContainerPool<Item> {
     }
     this.armIdleDrain();
     this.pump();
+  }
+
+  /**
+   * Takes in one container started elsewhere (a prelaunch's), made ready by `create`: it is the
+   * pool's first item, handed out before any other whatever `size` is, counted against
+   * `maxConcurrent` while it is taken over, and never refilled as such (with `size` > 0 it counts as
+   * one of the fills). `create` resolving undefined (the container could not be used) leaves
+   * nothing; the fills and requests then start their own.
+   */
+  adopt(create: (signal: AbortSignal) => Promise<Item | undefined>): void {
+    if (this.drained) return;
+    this.live += 1;
+    this.adopting += 1;
+    const adopted = (async () => {
+      const item = await create(this.draining.signal).catch(() => undefined);
+      this.adopting -= 1;
+      if (item === undefined) {
+        this.live -= 1;
+      } else if (this.drained) {
+        this.remove(item);
+        return;
+      } else {
+        this.idle.unshift(item);
+      }
+      this.pump();
+    })();
+    this.starts.add(adopted);
+    void adopted.finally(() => this.starts.delete(adopted));
+  }
+
+  /**
+   * Whether `take` is served from what the pool holds: it keeps warm containers (`size` > 0), or
+   * has one idle or being adopted. Otherwise a request starts its own container in a `reserve` slot.
+   */
+  get offers(): boolean {
+    return this.size > 0 || this.idle.length > 0 || this.adopting > 0;
   }
 
   /**
@@ -226,7 +264,9 @@ export class ContainerPool<Item> {
       if (waiter.kind !== "take") break;
       takers += 1;
     }
-    while (takers > this.fills + this.demands && this.live < this.maxConcurrent) this.launch("demand");
+    while (takers > this.fills + this.adopting + this.demands && this.live < this.maxConcurrent) {
+      this.launch("demand");
+    }
     if (this.drained || this.waiters.length > 0) return;
     const now = Date.now();
     if (now < this.retryAt) {
@@ -237,7 +277,9 @@ export class ContainerPool<Item> {
       return;
     }
     if (this.asleep) return;
-    while (this.idle.length + this.fills < this.size && this.live < this.maxConcurrent) this.launch("fill");
+    while (this.idle.length + this.fills + this.adopting < this.size && this.live < this.maxConcurrent) {
+      this.launch("fill");
+    }
   }
 
   /** (Re)starts the idle period: when it passes with no `take`, the pool sleeps. */
