@@ -91,8 +91,6 @@ export const maxFunctionLines = 60;
  * Classes (Python's included) are not functions: only their methods count.
  */
 export const allowedLongFunctions: Record<string, string> = {
-  // Issue 30: the sandbox redesign makes one way to get a container.
-  "packages/sandbox/src/manager.ts SandboxManager.createSession": "issue 30",
   // Issue 30: the data-file work (one placement routine) reshapes the scan's thread.
   "packages/cli/src/csv/scan-thread.ts scanInThread": "issue 30",
   // Issue 30: one sandbox concept (placement, warm relay) reshapes a turn's run in its container.
