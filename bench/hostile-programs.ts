@@ -1,3 +1,5 @@
+import { amplificationAttack } from "../tests/support/amplification-attack.ts";
+
 /**
  * The attack classes of issue 18, as the programs a hostile model would write. Each ends by itself:
  * the host ends it (tool-limit), its execTimeout does, or it finishes.
@@ -7,26 +9,7 @@ export const hostileAttacks = {
    * The real attack of issue 29: 150 threads, each sending `[{}] * 262000` (1 MiB of text that
    * parses into about 21 times as much) to the echo tool at once.
    */
-  "argument amplification": `
-import threading
-from codeaction_tools import _call
-outcomes = {}
-lock = threading.Lock()
-def send():
-    try:
-        _call("echo", {"value": [{}] * 262000})
-        key = "ok"
-    except Exception as error:
-        key = type(error).__name__
-    with lock:
-        outcomes[key] = outcomes.get(key, 0) + 1
-threads = [threading.Thread(target=send) for _ in range(150)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
-print("RESULT:", outcomes)
-`,
+  "argument amplification": amplificationAttack(),
   /** A tool that returns 17 MiB (over the bridge's 16 MiB answer limit), called 20 times. */
   "oversized results": `
 refused = 0

@@ -1,30 +1,10 @@
 import { describe, expect, test } from "vitest";
+import { amplificationAttack } from "../support/amplification-attack.ts";
 import { backends, echoTool, resultJson, runCase, suiteManager } from "../support/harness.ts";
 
 // Issue 29, finding 9: argument amplification. 150 threads each send `[{}] * 262000` (1 MiB of
 // text that parses into about 21 times as much); the host reckons what a request would build
 // before parsing it, and a run's calls in flight share one budget of bytes.
-
-const attack = `
-import json, threading
-from codeaction_tools import _call
-outcomes = {}
-lock = threading.Lock()
-def send():
-    try:
-        _call("echo", {"value": [{}] * 262000})
-        key = "ok"
-    except Exception as error:
-        key = type(error).__name__ + ": " + str(error)[:160]
-    with lock:
-        outcomes[key] = outcomes.get(key, 0) + 1
-threads = [threading.Thread(target=send) for _ in range(150)]
-for thread in threads:
-    thread.start()
-for thread in threads:
-    thread.join()
-print("RESULT:", json.dumps(outcomes))
-`;
 
 describe.each(backends)("argument amplification (backend %s)", (backend) => {
   const manager = suiteManager(backend);
@@ -32,7 +12,7 @@ describe.each(backends)("argument amplification (backend %s)", (backend) => {
   test("finding 9: 150 threads sending [{}] * 262000 each get a clear refusal; the tool never receives one", async () => {
     const { tool, calls } = echoTool();
     const run = await runCase(manager(), {
-      program: attack,
+      program: amplificationAttack(),
       tools: [tool],
       maxToolCalls: 200,
       execTimeout: 120,
@@ -51,7 +31,7 @@ describe.each(backends)("argument amplification (backend %s)", (backend) => {
   test("finding 9: calls in flight share one budget: 16 at once of about 8.6 MiB each once parsed are partly refused, and the rest answered", async () => {
     const { tool, calls } = echoTool({ delayMs: 1500 });
     const run = await runCase(manager(), {
-      program: attack.replace("[{}] * 262000", "[{}] * 90000").replace("range(150)", "range(16)"),
+      program: amplificationAttack({ copies: 90000, threads: 16 }),
       tools: [tool],
       maxToolCalls: 200,
       execTimeout: 120,

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { journalRecords, programReplay } from "./cli-files.ts";
 import { binPath, repositoryRoot, runCli } from "./run-cli.ts";
 
 const execFileAsync = promisify(execFile);
@@ -23,22 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
-
-/** A replay of one code-action reply per program. */
-async function programReplay(name: string, programs: string[]): Promise<string> {
-  const path = join(folder, name);
-  const replies = programs.map((program) => `Here is the program.\n\n\`\`\`python\n${program}\n\`\`\``);
-  await writeFile(path, JSON.stringify({ replies }));
-  return path;
-}
-
-async function journal(cwd: string): Promise<Record<string, unknown>[]> {
-  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
-  return text
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
   it("the README's main-job command, bash scripts/demo.sh, does its set-up and prints the four totals", async () => {
@@ -78,7 +63,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
     ]);
     expect(run.stdout.trim().split("\n")).toHaveLength(1);
 
-    const [record] = await journal(cwd);
+    const [record] = await journalRecords(cwd);
     expect(record).toMatchObject({
       status: "ok",
       question: demoQuestion,
@@ -101,7 +86,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
       csv,
       '\uFEFFname;city;visits;score;active;note\r\n"Smith, John";"Zürich; Altstadt";3;4.5;true;"line one\nline two"\r\nAda;Paris;;0.25;FALSE;\r\n',
     );
-    const replay = await programReplay("typed-rows.json", [
+    const replay = await programReplay(folder, "typed-rows.json", [
       [
         "import json",
         "rows = load_people()",
@@ -133,7 +118,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
   });
 
   it("neutralises escape sequences a program prints, in the answer and in --show-program", async () => {
-    const replay = await programReplay("escapes.json", [
+    const replay = await programReplay(folder, "escapes.json", [
       [
         'print("\\x1b]0;pwned\\x07\\x1b]52;c;ZWNobw==\\x07 title changed?")',
         'print("RESULT: done\\x1b[2J\\x1b[31m red")',
@@ -164,7 +149,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
 
   it("fails with one line and exit 1 when every attempt fails, and journals both programs", async () => {
     const cwd = await mkdtemp(join(folder, "failing-"));
-    const replay = await programReplay("failing.json", [
+    const replay = await programReplay(folder, "failing.json", [
       'print("no result here")',
       'raise SystemExit("still broken")',
     ]);
@@ -173,7 +158,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^codeaction: The code-action turn failed: all 2 attempt\(s\) failed/m);
     expect(run.stderr).not.toMatch(/^\s+at /m);
-    const [record] = await journal(cwd);
+    const [record] = await journalRecords(cwd);
     expect(record).toMatchObject({ status: "failed", error: { code: "attempts-exhausted" } });
     expect((record!.attempts as { program: string }[]).map((attempt) => attempt.program)).toEqual([
       'print("no result here")',
@@ -183,7 +168,7 @@ describe("codeaction ask (code-action, real sandbox, replayed model)", () => {
 
   it("bridges the tools of an MCP server given with --server into the program", async () => {
     const server = `node ${join(repositoryRoot, "packages/core/test/fixtures/mcp-stdio-server.ts")} --tools=greet`;
-    const replay = await programReplay("mcp.json", ['print("RESULT: " + greet(name="Ada"))']);
+    const replay = await programReplay(folder, "mcp.json", ['print("RESULT: " + greet(name="Ada"))']);
     const run = await runCli(["ask", "--server", server, "--replay", replay, "--no-journal", "Greet Ada."], {
       cwd: folder,
     });
@@ -234,7 +219,7 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     const since = Math.floor(Date.now() / 1000) - 1;
     // A data file makes ask start its prelaunch on any machine (without one, only above two cores).
     await writeFile(join(folder, "one.csv"), "one\n1\n");
-    const replay = await programReplay("one.json", ['print("RESULT: 1")']);
+    const replay = await programReplay(folder, "one.json", ['print("RESULT: 1")']);
     const run = await runCli(
       ["ask", "--csv", "one.csv", "--replay", replay, "--no-journal", "--debug", "What is one?"],
       { cwd: folder },
@@ -254,7 +239,7 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
   it("places its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await writeFile(join(folder, "sizes.csv"), "size\n3\n4\n");
-    const replay = await programReplay("sizes.json", [
+    const replay = await programReplay(folder, "sizes.json", [
       'import csv\nrows = list(csv.DictReader(open("/workspace/data/sizes.csv")))\nprint("RESULT: " + str(sum(int(row["size"]) for row in rows)))',
     ]);
     const run = await runCli(
@@ -274,7 +259,7 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
   it("a command that fails after the start (a ragged CSV row) leaves no container", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await writeFile(join(folder, "ragged.csv"), "a,b,c\n1,2,3\n4,5\n");
-    const replay = await programReplay("unused.json", ['print("RESULT: 1")']);
+    const replay = await programReplay(folder, "unused.json", ['print("RESULT: 1")']);
     const run = await runCli(["ask", "--csv", "ragged.csv", "--replay", replay, "--no-journal", "Sum a."], {
       cwd: folder,
     });

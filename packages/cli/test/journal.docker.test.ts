@@ -2,6 +2,7 @@ import { copyFile, lstat, mkdtemp, readFile, rm, stat, symlink, unlink, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { journalRecords, programReplay } from "./cli-files.ts";
 import { repositoryRoot, runCli } from "./run-cli.ts";
 
 // The journal of code-action runs, through the CLI process with real containers and a replayed
@@ -16,13 +17,6 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-async function programReplay(name: string, programs: string[]): Promise<string> {
-  const path = join(folder, name);
-  const replies = programs.map((program) => `Here is the program.\n\n\`\`\`python\n${program}\n\`\`\``);
-  await writeFile(path, JSON.stringify({ replies }));
-  return path;
-}
-
 type JournaledAttempt = Record<string, unknown> & {
   stdout: string;
   stderr: string;
@@ -31,18 +25,10 @@ type JournaledAttempt = Record<string, unknown> & {
 };
 type Journaled = Record<string, unknown> & { runId?: string; attempts: JournaledAttempt[] };
 
-async function journalRecords(cwd: string): Promise<Journaled[]> {
-  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line));
-}
-
 describe("the journal of code-action runs", () => {
   it("keeps bounded tails of a program's output: 1 MiB of control bytes on each stream is not journaled whole", async () => {
     const cwd = await mkdtemp(join(folder, "flood-"));
-    const replay = await programReplay("flood.json", [
+    const replay = await programReplay(folder, "flood.json", [
       [
         "import sys",
         'sys.stderr.write("\\x01" * (1024 * 1024))',
@@ -55,7 +41,7 @@ describe("the journal of code-action runs", () => {
     expect(run.stdout.trim()).toBe("42");
     const size = (await stat(join(cwd, ".codeaction/runs.jsonl"))).size;
     expect(size).toBeLessThan(100_000);
-    const [record] = await journalRecords(cwd);
+    const [record] = await journalRecords<Journaled>(cwd);
     const [attempt] = record!.attempts;
     expect(attempt!.stdout.endsWith("RESULT: 42\n")).toBe(true);
     expect(attempt!.stdout.length).toBe(4000);
@@ -67,11 +53,11 @@ describe("the journal of code-action runs", () => {
 
   it("keeps the runId and the failed attempt (its program and traceback) when the scripted model then runs out", async () => {
     const cwd = await mkdtemp(join(folder, "failed-"));
-    const replay = await programReplay("failed.json", ["import pandas\nprint('RESULT:', 1)"]);
+    const replay = await programReplay(folder, "failed.json", ["import pandas\nprint('RESULT:', 1)"]);
     const run = await runCli(["ask", "--replay", replay, "chart"], { cwd });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/scripted model has no reply left/);
-    const [record] = await journalRecords(cwd);
+    const [record] = await journalRecords<Journaled>(cwd);
     expect(record).toMatchObject({ status: "failed", error: { code: "scripted-replies-exhausted" } });
     expect(record!.runId).toMatch(/^run_/);
     expect(record!.attempts).toHaveLength(1);
@@ -80,8 +66,11 @@ describe("the journal of code-action runs", () => {
       program: "import pandas\nprint('RESULT:', 1)",
       status: "error",
       exitCode: 1,
-      fromEvents: true,
     });
+    // The model's own error carries the attempts (and the runId): the record keeps the agent's
+    // attempt with its reply and timings, not one pieced together from the run's events.
+    expect(record!.attempts[0]!.fromEvents).toBeUndefined();
+    expect(record!.attempts[0]!.modelReply).toContain("import pandas");
     expect(record!.attempts[0]!.stderr).toMatch(
       /Traceback[\s\S]*ModuleNotFoundError: No module named 'pandas'/,
     );
@@ -91,7 +80,7 @@ describe("the journal of code-action runs", () => {
 describe("codeaction chat's /save", () => {
   it("writes the session 0600, and refuses to write through a planted link", async () => {
     const cwd = await mkdtemp(join(folder, "chat-"));
-    const replay = await programReplay("chat.json", ['print("RESULT:", 7)']);
+    const replay = await programReplay(folder, "chat.json", ['print("RESULT:", 7)']);
     const target = join(cwd, "elsewhere.json");
     await writeFile(target, "");
     await symlink(target, join(cwd, "linked.json"));
@@ -123,7 +112,7 @@ describe("codeaction replay", () => {
     );
     expect(asked.exitCode, asked.stderr).toBe(0);
     await unlink(join(cwd, "orders.csv"));
-    const [record] = await journalRecords(cwd);
+    const [record] = await journalRecords<Journaled>(cwd);
     const stored = record!.replay as { result: string; callLog: { tool: string; result?: string }[] };
     expect(stored.callLog.map((entry) => entry.tool)).toEqual(["load_orders"]);
     // The attempts do not copy the call log: it is kept once, in `replay`.

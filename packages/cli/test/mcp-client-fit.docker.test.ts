@@ -118,25 +118,42 @@ async function engineProxy(path: string): Promise<{ open(): Promise<void>; shut(
   return { open, shut };
 }
 
+/** `codeaction mcp --csv orders.csv` over stdio whose engine is reached through a proxy the test can shut. */
+async function serverBehindProxy(socketName: string) {
+  const socketPath = join(folder, socketName);
+  const proxy = await engineProxy(socketPath);
+  const server = await stdioClient(["--csv", ordersCsv], { DOCKER_HOST: `unix://${socketPath}` });
+  return {
+    proxy,
+    ...server,
+    /** The engine back, so the server removes what it started when it stops; then all closed. */
+    async close() {
+      await proxy.open();
+      await server.client.close();
+      await proxy.shut();
+    },
+  };
+}
+
+/** What a client gets when the engine fails under run_program: an error result naming Docker and the fix. */
+function expectEngineFailure(ran: CallToolResult): void {
+  expect(ran.isError).toBe(true);
+  expect(textOf(ran)).toMatch(/Docker/);
+  expect(textOf(ran)).toMatch(/Check that Docker is running \(docker info\)/);
+}
+
 describe("codeaction mcp: an engine failure inside run_program", () => {
   it("names Docker and the fix when DOCKER_HOST stops answering (its socket is gone)", async () => {
-    const socketPath = join(folder, "engine.sock");
-    const proxy = await engineProxy(socketPath);
-    const { client } = await stdioClient(["--csv", ordersCsv], { DOCKER_HOST: `unix://${socketPath}` });
+    const { proxy, client, close } = await serverBehindProxy("engine.sock");
     try {
       await proxy.shut();
       const ran = (await client.callTool({
         name: "run_program",
         arguments: { program: "print('RESULT:', len(load_orders()))" },
       })) as CallToolResult;
-      expect(ran.isError).toBe(true);
-      expect(textOf(ran)).toMatch(/Docker/);
-      expect(textOf(ran)).toMatch(/Check that Docker is running \(docker info\)/);
+      expectEngineFailure(ran);
     } finally {
-      // The engine back, so the server removes what it started when it stops.
-      await proxy.open();
-      await client.close();
-      await proxy.shut();
+      await close();
     }
   });
 });
@@ -152,9 +169,7 @@ async function containerRunning(pid: number | null): Promise<void> {
 
 describe("codeaction mcp: the engine going away while a program runs", () => {
   it("ends the call with an error result naming Docker and the fix", async () => {
-    const socketPath = join(folder, "engine-mid-run.sock");
-    const proxy = await engineProxy(socketPath);
-    const { client, pid } = await stdioClient(["--csv", ordersCsv], { DOCKER_HOST: `unix://${socketPath}` });
+    const { proxy, client, pid, close } = await serverBehindProxy("engine-mid-run.sock");
     try {
       let progressed: () => void = () => undefined;
       const firstProgress = new Promise<void>((resolve) => {
@@ -168,14 +183,9 @@ describe("codeaction mcp: the engine going away while a program runs", () => {
       // The program's container runs and the run has begun: then the engine disappears.
       await Promise.all([containerRunning(pid ?? null), firstProgress]);
       await proxy.shut();
-      const ran = (await call) as CallToolResult;
-      expect(ran.isError).toBe(true);
-      expect(textOf(ran)).toMatch(/Docker/);
-      expect(textOf(ran)).toMatch(/Check that Docker is running \(docker info\)/);
+      expectEngineFailure((await call) as CallToolResult);
     } finally {
-      await proxy.open();
-      await client.close();
-      await proxy.shut();
+      await close();
     }
   });
 });

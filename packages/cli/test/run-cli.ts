@@ -8,6 +8,21 @@ export const binPath = fileURLToPath(new URL("../bin/codeaction.js", import.meta
 export type CliRun = { exitCode: number | null; stdout: string; stderr: string; pid: number | undefined };
 
 /**
+ * This process's environment without an OpenAI key or base URL (a test's command never reaches a
+ * real model by accident), with `changes` applied: a value set, undefined removed.
+ */
+export function commandEnvironment(changes: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.OPENAI_API_KEY;
+  delete env.OPENAI_BASE_URL;
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined) delete env[key];
+    else env[key] = value;
+  }
+  return env;
+}
+
+/**
  * Runs `node packages/cli/bin/codeaction.js ...args` as a child process, with no OPENAI_API_KEY
  * unless `env` sets one, with `input` on stdin (else none), and resolves with its exit code and output. Kills it after `timeoutMs`.
  */
@@ -22,13 +37,7 @@ export function runCli(
     command?: string[];
   } = {},
 ): Promise<CliRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.OPENAI_API_KEY;
-  delete env.OPENAI_BASE_URL;
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = commandEnvironment(options.env);
   return new Promise((resolve, reject) => {
     const [file, ...commandArgs] = options.command ?? [process.execPath, binPath, ...args];
     const child = spawn(file!, commandArgs, {

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { main } from "../src/main.ts";
-import type { CliRun } from "./run-cli.ts";
+import { type CliRun, commandEnvironment } from "./run-cli.ts";
 
 /** A stream that keeps what is written to it, as text. */
 function keptText(): { stream: Writable; text: () => string } {
@@ -25,13 +25,7 @@ export async function runMain(
 ): Promise<Omit<CliRun, "pid">> {
   const stdout = keptText();
   const stderr = keptText();
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.OPENAI_API_KEY;
-  delete env.OPENAI_BASE_URL;
-  for (const [key, value] of Object.entries(options.env ?? {})) {
-    if (value === undefined) delete env[key];
-    else env[key] = value;
-  }
+  const env = commandEnvironment(options.env);
   const exitCode = await main(args, { stdout: stdout.stream, stderr: stderr.stream, env, cwd: options.cwd });
   return { exitCode, stdout: stdout.text(), stderr: stderr.text() };
 }

@@ -1,0 +1,19 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/** A replay file (`codeaction ask --replay FILE`) of one code-action reply per program, written in `folder`. */
+export async function programReplay(folder: string, name: string, programs: string[]): Promise<string> {
+  const path = join(folder, name);
+  const replies = programs.map((program) => `Here is the program.\n\n\`\`\`python\n${program}\n\`\`\``);
+  await writeFile(path, JSON.stringify({ replies }));
+  return path;
+}
+
+/** The records of the journal in `cwd` (.codeaction/runs.jsonl), oldest first. */
+export async function journalRecords<Record = { [key: string]: unknown }>(cwd: string): Promise<Record[]> {
+  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record);
+}
