@@ -1,11 +1,11 @@
 import { readdir, readFile } from "node:fs/promises";
 import { basename, dirname, extname, join, resolve } from "node:path";
+import { type LineOfFile, type Verification, verifyChain } from "@codeaction/core/internal";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
-import { defaultJournalPath, journalSettings } from "../journal/append.ts";
-import { type JournalLine, type Verification, verifyChain } from "../journal/verify.ts";
+import { defaultJournalPath, journalKeyVariable, journalSettings } from "../journal/append.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 
 export const auditVerifyHelp = `Usage: codeaction audit verify [FILE]
@@ -39,7 +39,11 @@ export async function auditVerifyCommand(args: string[], context: CliContext): P
   const { key } = journalSettings(context.env);
   const files = await chainFiles(file);
   const lines = await readLines(files.map((entry) => entry.path));
-  const verification = verifyChain(lines, { key, rotatedStart: files[0]!.rotated });
+  const verification = verifyChain(lines, {
+    key,
+    rotatedStart: files[0]!.rotated,
+    keyName: journalKeyVariable,
+  });
   context.stdout.write(`${escapeForTerminal(report(verification, { files: files.length, key }))}\n`);
   return verification.broken ? 1 : 0;
 }
@@ -80,8 +84,8 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-async function readLines(paths: string[]): Promise<JournalLine[]> {
-  const lines: JournalLine[] = [];
+async function readLines(paths: string[]): Promise<LineOfFile[]> {
+  const lines: LineOfFile[] = [];
   for (const path of paths) {
     const text = await readFile(path, "utf8");
     const split = text.split("\n");

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
+import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/internal";
 import { CliError } from "../errors/cli-error.ts";
-import { type ChainEnd, chainEndOf, chainedLine, journalKeyVariable } from "./chain.ts";
 import {
   ensureJournalFolder,
   journalError,
@@ -8,6 +8,9 @@ import {
   rotateJournal,
   withJournalLock,
 } from "./journal-file.ts";
+
+/** The environment variable holding the journal's HMAC key. */
+export const journalKeyVariable = "CODEACTION_JOURNAL_KEY";
 
 /** Where `ask` appends its run records unless told otherwise: in the working folder. */
 export const defaultJournalPath = ".codeaction/runs.jsonl";

@@ -1,7 +1,7 @@
 import { constants, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, rename, stat, unlink } from "node:fs/promises";
+import { type FileHandle, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { withFileLock } from "@codeaction/core/internal";
 import { CliError } from "../errors/cli-error.ts";
 
 // The journal's file operations: its folder made 0700, the file opened without following a link
@@ -103,44 +103,19 @@ function ignoreMissing(error: unknown): void {
   if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
 }
 
-const lockWaitMs = 15_000;
-/** A lock older than this is left from a process that died while writing (a write takes milliseconds). */
-const staleLockMs = 30_000;
-
 /**
  * Runs `work` holding `<journal>.lock` (created O_EXCL, not through a link): reading the chain's end
  * and appending to it is one step, so concurrent runs each link to the record before theirs.
  */
 export async function withJournalLock<T>(path: string, work: () => Promise<T>): Promise<T> {
-  const lockPath = `${path}.lock`;
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const deadline = Date.now() + lockWaitMs;
-  for (;;) {
-    try {
-      const handle = await open(lockPath, flags, 0o600);
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.close();
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST")
-        throw journalError(path, (error as Error).message, error);
-      const held = await stat(lockPath).catch(() => undefined);
-      if (held && Date.now() - held.mtimeMs > staleLockMs) {
-        await unlink(lockPath).catch(ignoreMissing);
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw journalError(
-          path,
-          `another run holds its lock ${lockPath}; if no codeaction is running, remove it`,
-        );
-      }
-      await sleep(20);
-    }
-  }
+  let locked = false;
   try {
-    return await work();
-  } finally {
-    await unlink(lockPath).catch(() => undefined);
+    return await withFileLock(`${path}.lock`, () => {
+      locked = true;
+      return work();
+    });
+  } catch (error) {
+    if (locked || CliError.isInstance(error)) throw error;
+    throw journalError(path, (error as Error).message, error);
   }
 }

@@ -114,7 +114,7 @@ async function* driveTurn(
     if (!controller.signal.aborted) throw error;
     await settleAll(context.cleanups);
     const stopped = context.stopped;
-    if (stopped?.stop.kind === "diverged") throw stopped.stop.error;
+    if (stopped?.stop.kind === "diverged" || stopped?.stop.kind === "refused") throw stopped.stop.error;
     if (stopped?.stop.kind !== "interrupt") {
       throw new AbortError({ runId, attempts: [...context.attempts], cause: controller.signal.reason });
     }

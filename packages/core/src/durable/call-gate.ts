@@ -1,5 +1,6 @@
 import { EncodedToolResult } from "../bridge/encoded-tool-result.ts";
 import { denialOf, errorMessage, resultTooLarge } from "../bridge/tool-calls.ts";
+import type { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
 import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { encodeToolValue } from "../tool-value.ts";
@@ -15,10 +16,14 @@ import {
 } from "./call-log.ts";
 import type { PendingCall, ResumeDecision } from "./run-state.ts";
 
-/** Why a gate stopped its run: an approval hook answered "interrupt", or the program left its log. */
+/**
+ * Why a gate stopped its run: an approval hook answered "interrupt", the program left its log, or
+ * the hook answered "interrupt" in a run that could not be resumed.
+ */
 export type GateStop =
   | { kind: "interrupt"; pending: PendingCall }
-  | { kind: "diverged"; error: ReplayDivergenceError };
+  | { kind: "diverged"; error: ReplayDivergenceError }
+  | { kind: "refused"; error: InterruptRefusedError };
 
 export type CallGateOptions = {
   runId: string;
@@ -33,6 +38,11 @@ export type CallGateOptions = {
   /** The bridge's limit on a result (codeAction.maxResultBytes). */
   maxResultBytes: number;
   limits?: Partial<CallLogLimits>;
+  /**
+   * Why this run could not be resumed from a state if the hook answered "interrupt" now (given the
+   * pending call and the log so far): the run is then stopped with this error instead.
+   */
+  refuseInterrupt?: (pending: PendingCall, log: CallLogEntry[]) => InterruptRefusedError | undefined;
   /** Stops the run: the program is killed, and the turn reports why. Called at most once. */
   stop: (reason: GateStop) => void;
 };
@@ -103,7 +113,8 @@ export class CallGate {
         args: JSON.parse(plan.call.argsText),
         ...(reason ? { reason } : {}),
       };
-      this.#stop({ kind: "interrupt", pending });
+      const refusal = this.#options.refuseInterrupt?.(pending, this.log.entries());
+      this.#stop(refusal ? { kind: "refused", error: refusal } : { kind: "interrupt", pending });
       return this.#holdUntilEnd(request);
     }
     return this.#decide(request, plan, answer);

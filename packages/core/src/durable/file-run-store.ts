@@ -5,8 +5,23 @@ import { join } from "node:path";
 import { ConfigError } from "../errors/config-error.ts";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
 import { privateFolder, writePrivateFile } from "../private-file.ts";
+import { sha256Hex } from "./canonical-json.ts";
+import { withFileLock } from "./file-lock.ts";
 import type { RunState } from "./run-state.ts";
 import type { RunStore } from "./run-store.ts";
+import { appendStoreLog, defaultStoreLogBytes } from "./run-store-log.ts";
+
+/** Options of `createFileRunStore`. */
+export type FileRunStoreOptions = {
+  /**
+   * The HMAC key (at least 16 bytes) that chains the store's log; without it the log is chained by
+   * SHA-256 hashes (they show edits, not who made them: docs/durable-runs.md). Give
+   * `verifyFileRunStore` the same key.
+   */
+  key?: string;
+  /** The log is rotated (one older file kept) before it grows past this many bytes (default 4 MiB). */
+  maxLogBytes?: number;
+};
 
 /** A run id as a file name: what the agent makes (`run_` and hex), and nothing that could leave the folder. */
 const runIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
@@ -21,20 +36,30 @@ const maxStateBytes = 64 * 1024 * 1024;
  * experimental in Node 22 (a warning on every load), a state is one document read by its key, and a
  * file per run is easy to inspect, back up and delete.
  */
-export function createFileRunStore(directory: string): RunStore {
+export function createFileRunStore(directory: string, options: FileRunStoreOptions = {}): RunStore {
+  if (options.key !== undefined && Buffer.byteLength(options.key) < 16) {
+    throw new ConfigError({
+      message: `the run store's key must be at least 16 bytes (it is ${Buffer.byteLength(options.key)}); use a random key of 32 bytes, e.g. \`openssl rand -hex 32\``,
+    });
+  }
   const ready = prepareFolder(directory);
   const pathOf = (runId: string) => join(directory, `${checkRunId(runId)}.json`);
+  const log = { key: options.key, maxBytes: options.maxLogBytes ?? defaultStoreLogBytes };
+  // Every change and its log record are one step under the store's lock: the log's order is the files'.
+  const locked = <T>(work: () => Promise<T>) => withFileLock(join(directory, ".store.lock"), work);
+  const at = () => new Date().toISOString();
   return {
     async save(state) {
       await ready;
       const target = pathOf(state.runId);
+      const text = JSON.stringify(state);
       const temporary = join(directory, `.${state.runId}.${randomBytes(6).toString("hex")}.tmp`);
-      await writePrivateFile(temporary, JSON.stringify(state), {
-        hint: folderHint,
-        exclusive: true,
-        sync: true,
+      await writePrivateFile(temporary, text, { hint: folderHint, exclusive: true, sync: true });
+      await locked(async () => {
+        await rename(temporary, target);
+        const record = { op: "save" as const, runId: state.runId, sha256: sha256Hex(text), at: at() };
+        await appendStoreLog(directory, { ...record, bytes: Buffer.byteLength(text) }, log);
       });
-      await rename(temporary, target);
     },
     async load(runId) {
       await ready;
@@ -43,12 +68,17 @@ export function createFileRunStore(directory: string): RunStore {
     async take(runId) {
       await ready;
       const taken = join(directory, `.${checkRunId(runId)}.${randomBytes(6).toString("hex")}.taken`);
-      try {
-        await rename(pathOf(runId), taken);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw error;
-      }
+      const found = await locked(async () => {
+        try {
+          await rename(pathOf(runId), taken);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+          throw error;
+        }
+        await appendStoreLog(directory, { op: "take", runId, at: at() }, log);
+        return true;
+      });
+      if (!found) return undefined;
       try {
         return await readState(taken);
       } finally {

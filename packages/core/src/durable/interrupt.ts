@@ -2,10 +2,12 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langc
 import { bridgeDefaults } from "../bridge/bridge-options.ts";
 import type { TurnContext } from "../code-action/turn-context.ts";
 import { textOf } from "../code-action/turn-messages.ts";
+import { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { InterruptedResult } from "../types.ts";
 import { CallGate } from "./call-gate.ts";
-import { type RunState, type StateMessage, signState } from "./run-state.ts";
+import type { CallLogEntry } from "./call-log.ts";
+import { type PendingCall, type RunState, type StateMessage, signState } from "./run-state.ts";
 import type { GateStopped, ResumePlan } from "./stopped-run.ts";
 
 /** The attempt's written program and where it stands, for its gate. */
@@ -28,6 +30,7 @@ export function openCallGate(context: TurnContext, written: Written, tools: Tool
     approval: options.approval,
     maxResultBytes: options.settings.maxResultBytes ?? bridgeDefaults.maxResponseBytes,
     ...(resume ? { logged: resume.logged, pending: resume.pending } : {}),
+    refuseInterrupt: (pending, log) => interruptRefusal(context, written.attempt, pending, log),
     stop: (stop) => {
       context.stopped ??= {
         stop,
@@ -36,13 +39,50 @@ export function openCallGate(context: TurnContext, written: Written, tools: Tool
         callLog: () => gate.log.entries(),
       };
       context.abort(
-        stop.kind === "diverged"
+        stop.kind !== "interrupt"
           ? stop.error
           : new Error(`the run was interrupted before ${stop.pending.tool}`),
       );
     },
   });
   return gate;
+}
+
+/**
+ * Why an interrupt here could not be resumed, or undefined when it can. With several samples, each
+ * program is one of several that must agree, and a state holds one program: resuming it alone would
+ * skip the agreement (the escalation's program decides alone, so it may wait). A call before the
+ * pending one whose result the log kept only as a digest could not be answered on resume.
+ */
+function interruptRefusal(
+  context: TurnContext,
+  attempt: RunState["attempt"],
+  pending: PendingCall,
+  log: CallLogEntry[],
+): InterruptRefusedError | undefined {
+  const { runId } = context;
+  const samples = context.options.settings.samples;
+  const call = `${pending.tool} (call ${pending.sequence})`;
+  if (samples > 1 && !attempt.escalated) {
+    return new InterruptRefusedError({
+      runId,
+      reason: "samples",
+      pending,
+      message: `The approval hook answered "interrupt" for ${call}, but this agent runs codeAction.samples: ${samples} programs that must agree, and an interrupted run resumes one program, so it cannot wait for a decision. The call was not made and the run was stopped. Build the agent that may interrupt with samples: 1, or have the hook answer true or false for this call.`,
+    });
+  }
+  const unkept = log.find(
+    (entry) => entry.sequence < pending.sequence && entry.status === "ok" && entry.result === undefined,
+  );
+  if (unkept) {
+    return new InterruptRefusedError({
+      runId,
+      reason: "result-not-kept",
+      pending,
+      message: `The approval hook answered "interrupt" for ${call}, but call ${unkept.sequence} (${unkept.tool}) returned ${unkept.resultRef?.bytes ?? "?"} bytes, more than the call log keeps (1 MiB a result, 8 MiB a run), so a resumed program could not be answered from the log. The call was not made and the run was stopped. Have ${unkept.tool} return less (filter, page or aggregate), or have the hook answer true or false for this call.`,
+    });
+  }
+  return undefined;
 }
 
 /** The result of a turn an approval hook interrupted: its state signed, its containers already gone. */

@@ -9,8 +9,9 @@ import type { ResumeDecision, RunState } from "./run-state.ts";
 /**
  * An interrupted run, continued: the interrupted sample's program runs again in a fresh container
  * (no model call), its logged calls answered from the log, the pending call given `decision`; a
- * failed program is repaired with the repairs the sample had left. Other samples are not rerun: the
- * sample that answers gives the turn's answer (no agreement check).
+ * failed program is repaired with the repairs the sample had left. A state holds one program: a turn
+ * with several samples refuses to be interrupted (InterruptRefusedError), except in its escalation,
+ * whose program decides alone.
  */
 export async function resumeTurn(
   context: TurnContext,

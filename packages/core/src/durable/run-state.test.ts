@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
+import { checkResumable } from "./resume-turn.ts";
 import { type RunState, signState, verifyState } from "./run-state.ts";
 
 const secret = "a-resume-secret-of-32-characters";
@@ -49,5 +50,35 @@ describe("a run state's signature", () => {
     expect(refusal(() => verifyState(unsigned, { secret: undefined }))).toBe("no-secret");
     expect(refusal(() => verifyState(unsigned, { secret: undefined, trustUnsigned: true }))).toBe("accepted");
     expect(refusal(() => verifyState({ format: "other" }, { secret }))).toBe("malformed");
+  });
+});
+
+describe("a state this agent cannot resume", () => {
+  const turn = { stubsDigest: "0".repeat(64), toolNames: ["lookup", "charge_card"] };
+
+  it("is refused when a logged result was kept only as its digest, naming the call and the fix", () => {
+    const state = signState(sampleState(), secret);
+    expect(refusal(() => checkResumable(state, turn))).toBe("accepted");
+    const digestOnly = {
+      ...state,
+      callLog: [
+        {
+          sequence: 1,
+          tool: "lookup",
+          argsDigest: "a".repeat(64),
+          argsBytes: 2,
+          status: "ok" as const,
+          resultRef: { sha256: "b".repeat(64), bytes: 2_000_000 },
+          durationMs: 1,
+        },
+      ],
+    };
+    expect(refusal(() => checkResumable(digestOnly, turn))).toBe("unavailable");
+    expect(() => checkResumable(digestOnly, turn)).toThrow(/call 1 \(lookup\).*2000000 bytes.*return less/);
+  });
+
+  it("is refused when its program was written against other tools", () => {
+    const state = signState(sampleState(), secret);
+    expect(refusal(() => checkResumable(state, { ...turn, stubsDigest: "1".repeat(64) }))).toBe("mismatch");
   });
 });

@@ -6,6 +6,7 @@ export type CodeActionErrorCode =
   | "config"
   | "data-file"
   | "disagreement"
+  | "interrupt-refused"
   | "max-iterations"
   | "mcp-server"
   | "mcp-tool"

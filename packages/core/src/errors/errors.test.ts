@@ -5,6 +5,7 @@ import { BudgetExceededError } from "./budget-exceeded-error.ts";
 import { CodeActionError } from "./code-action-error.ts";
 import { ConfigError } from "./config-error.ts";
 import { DisagreementError } from "./disagreement-error.ts";
+import { InterruptRefusedError } from "./interrupt-refused-error.ts";
 import { MaxIterationsError } from "./max-iterations-error.ts";
 import { McpServerError } from "./mcp-server-error.ts";
 import { McpToolError } from "./mcp-tool-error.ts";
@@ -45,6 +46,17 @@ const examples = [
     "DisagreementError",
     "disagreement",
     new DisagreementError({ runId: "run_1", samples: [] }),
+  ],
+  [
+    InterruptRefusedError,
+    "InterruptRefusedError",
+    "interrupt-refused",
+    new InterruptRefusedError({
+      runId: "run_1",
+      reason: "samples",
+      pending: { sequence: 1, tool: "t", args: {} },
+      message: "refused",
+    }),
   ],
   [
     MaxIterationsError,

@@ -1,8 +1,9 @@
-import { type ChainLink, genesisTag, type ReadLine, readLine } from "./chain.ts";
+import { type ChainLink, genesisTag, type ReadLine, readLine } from "./record-chain.ts";
 
 /** One line of the files verified, oldest first. */
-export type JournalLine = { file: string; line: number; text: string };
+export type LineOfFile = { file: string; line: number; text: string };
 
+/** How a chain breaks at a record. */
 export type BreakKind = "changed" | "removed" | "inserted" | "reordered" | "unsigned" | "key-needed";
 
 /** Where the chain first breaks, and how. */
@@ -16,6 +17,7 @@ export type ChainBreak = {
   message: string;
 };
 
+/** What `verifyChain` found: the records that verified, and the first break, if any. */
 export type Verification = {
   records: number;
   /** Lines before the first chained record (written by a codeaction without the chain). */
@@ -35,12 +37,12 @@ export type Verification = {
  * whose first record may link to a file no longer kept.
  */
 export function verifyChain(
-  lines: JournalLine[],
-  options: { key: string | undefined; rotatedStart: boolean },
+  lines: LineOfFile[],
+  options: { key: string | undefined; rotatedStart: boolean; keyName?: string },
 ): Verification {
   const read = lines.map((line) => readLine(line.text, options.key));
   const result: Verification = { records: 0, unchained: 0 };
-  let previous: { seq: number; tag: string; line: JournalLine } | undefined;
+  let previous: { seq: number; tag: string; line: LineOfFile } | undefined;
   for (const [index, entry] of read.entries()) {
     const line = lines[index]!;
     if (entry.kind === "unchained" && previous === undefined) {
@@ -58,16 +60,16 @@ export function verifyChain(
   return result;
 }
 
-type Previous = { seq: number; tag: string; line: JournalLine };
+type Previous = { seq: number; tag: string; line: LineOfFile };
 
 type LineContext = {
   entry: ReadLine;
-  line: JournalLine;
+  line: LineOfFile;
   previous: Previous | undefined;
   index: number;
   read: ReadLine[];
-  lines: JournalLine[];
-  options: { key: string | undefined; rotatedStart: boolean };
+  lines: LineOfFile[];
+  options: { key: string | undefined; rotatedStart: boolean; keyName?: string };
   result: Verification;
 };
 
@@ -99,19 +101,20 @@ function checkTag(
   record: string,
 ): ChainBreak | undefined {
   const { key } = context.options;
+  const keyName = context.options.keyName ?? "the key";
   if (key === undefined && entry.link.alg === "hmac-sha256") {
-    const message = `${record} is signed with an HMAC: set CODEACTION_JOURNAL_KEY to the key it was written with to verify it`;
+    const message = `${record} is signed with an HMAC: set ${keyName} to the key it was written with to verify it`;
     return { kind: "key-needed", ...named, message };
   }
   if (key !== undefined && entry.link.alg !== "hmac-sha256") {
-    const message = `${record} is not signed with the key: it has a plain hash only (written without CODEACTION_JOURNAL_KEY, or forged)`;
+    const message = `${record} is not signed with the key: it has a plain hash only (written without ${keyName}, or forged)`;
     return { kind: "unsigned", ...named, message };
   }
   if (!entry.tagMatches) {
     // A wrong key fails the first HMAC record already: say so there.
     const wrongKey =
       entry.link.alg === "hmac-sha256" && context.previous === undefined
-        ? " (or CODEACTION_JOURNAL_KEY is not the key it was written with)"
+        ? ` (or ${keyName} is not the key it was written with)`
         : "";
     return {
       kind: "changed",

@@ -3,17 +3,17 @@ import { createHash, createHmac } from "node:crypto";
 /** The `prev` of a chain's first record. */
 export const genesisTag = "0".repeat(64);
 
+// A chain of JSON records, one a line: the CLI's journal and the file run store's log. Each line
+// carries its place, the previous line's tag, and its own tag over its exact bytes.
+
 /**
  * How a record is tied to the one before it: its place in the chain, the previous record's tag, and
- * how its own tag is made ("hmac-sha256" with CODEACTION_JOURNAL_KEY, else a plain "sha256" hash).
+ * how its own tag is made ("hmac-sha256" with a key, else a plain "sha256" hash).
  */
 export type ChainLink = { seq: number; prev: string; alg: "hmac-sha256" | "sha256" };
 
 /** The last record of a chain: what the next record links to. */
 export type ChainEnd = { seq: number; tag: string };
-
-/** The environment variable holding the journal's HMAC key. */
-export const journalKeyVariable = "CODEACTION_JOURNAL_KEY";
 
 const tagSuffix = /,"tag":"([0-9a-f]{64})"\}$/;
 const lastLink =
