@@ -10,8 +10,11 @@ export async function programReplay(folder: string, name: string, programs: stri
 }
 
 /** The records of the journal in `cwd` (.codeaction/runs.jsonl), oldest first. */
-export async function journalRecords<Record = { [key: string]: unknown }>(cwd: string): Promise<Record[]> {
-  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
+export async function journalRecords<Record = { [key: string]: unknown }>(
+  cwd: string,
+  file = "runs.jsonl",
+): Promise<Record[]> {
+  const text = await readFile(join(cwd, ".codeaction", file), "utf8");
   return text
     .trimEnd()
     .split("\n")

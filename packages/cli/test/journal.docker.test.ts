@@ -99,44 +99,63 @@ describe("codeaction chat's /save", () => {
 });
 
 describe("codeaction replay", () => {
-  it("reproduces a journaled ask over orders.csv with no model and no tools, and reports an edited stored result", async () => {
+  it("reproduces a journaled ask over orders.csv with no model and no tools, also from a rotated file", async () => {
     const cwd = await mkdtemp(join(folder, "replay-"));
     // The data file is removed before the replay: no tool could read it.
     await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(cwd, "orders.csv"));
     const replay = join(repositoryRoot, "examples/replays/q3-revenue.json");
-    const asked = await runCli(
-      ["ask", "--quiet", "--csv", "orders.csv", "--replay", replay, "Q3 revenue per region"],
-      {
-        cwd,
-      },
-    );
-    expect(asked.exitCode, asked.stderr).toBe(0);
+    // A journal this small rotates at the second record: the first run's record is in runs.1.jsonl.
+    const env = { CODEACTION_JOURNAL_MAX_BYTES: "1000" };
+    const ask = ["ask", "--quiet", "--csv", "orders.csv", "--replay", replay, "Q3 revenue per region"];
+    for (const _ of [1, 2]) {
+      const asked = await runCli(ask, { cwd, env });
+      expect(asked.exitCode, asked.stderr).toBe(0);
+    }
     await unlink(join(cwd, "orders.csv"));
-    const [record] = await journalRecords<Journaled>(cwd);
-    const stored = record!.replay as { result: string; callLog: { tool: string; result?: string }[] };
+    const rotated = join(cwd, ".codeaction/runs.1.jsonl");
+    const [first] = await journalRecords<Journaled>(cwd, "runs.1.jsonl");
+    const [second] = await journalRecords<Journaled>(cwd);
+    const stored = first!.replay as { result: string; callLog: { tool: string; result?: string }[] };
     expect(stored.callLog.map((entry) => entry.tool)).toEqual(["load_orders"]);
     // The attempts do not copy the call log: it is kept once, in `replay`.
-    expect(record!.attempts.every((attempt) => !("callLog" in attempt))).toBe(true);
+    expect(first!.attempts.every((attempt) => !("callLog" in attempt))).toBe(true);
 
-    const reproduced = await runCli(["replay"], { cwd });
-    expect(reproduced.exitCode, reproduced.stderr).toBe(0);
-    expect(reproduced.stdout).toMatch(
+    const reproduced = (runId: string) =>
       new RegExp(
-        `^reproduced: run ${record!.runId}, 1 tool call\\(s\\) answered from the log, the same RESULT: \\[\\{"region": "North America", "revenue": 108664`,
-      ),
-    );
+        `^reproduced: run ${runId}, 1 tool call\\(s\\) answered from the log, the same RESULT: \\[\\{"region": "North America", "revenue": 108664`,
+      );
+    const last = await runCli(["replay"], { cwd });
+    expect(last.exitCode, last.stderr).toBe(0);
+    expect(last.stdout).toMatch(reproduced(second!.runId!));
+    const older = await runCli(["replay", first!.runId!], { cwd });
+    expect(older.exitCode, older.stderr).toBe(0);
+    expect(older.stdout).toMatch(reproduced(first!.runId!));
+    expect(older.stderr).not.toMatch(/warning/);
 
-    // The stored result of the call edited: the program computes another RESULT than the record's.
-    const lines = (await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8")).trimEnd().split("\n");
-    const edited = JSON.parse(lines[0]!);
+    // The stored result of the first run's call edited in place (its tag kept): the chain no longer
+    // holds at that record, so replay refuses it and names it; --unverified replays it with a warning.
+    const line = (await readFile(rotated, "utf8")).trimEnd();
+    const edited = JSON.parse(line);
     edited.replay.callLog[0].result = edited.replay.callLog[0].result.replaceAll(
       '"region":"APAC"',
       '"region":"Mars"',
     );
     expect(edited.replay.callLog[0].result).not.toBe(stored.callLog[0]!.result);
-    await writeFile(join(cwd, "edited.jsonl"), `${JSON.stringify(edited)}\n`);
-    const differs = await runCli(["replay", record!.runId!, "--journal", "edited.jsonl"], { cwd });
+    await writeFile(rotated, `${JSON.stringify(edited)}\n`);
+    const refused = await runCli(["replay", first!.runId!], { cwd });
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stdout).toBe("");
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `Cannot replay: the journal's chain is broken at or before run ${first!.runId}'s record: record 1 \\(run ${first!.runId}\\) at \\S*runs\\.1\\.jsonl line 1 was changed.*--unverified`,
+      ),
+    );
+    // The second run's record links to the edited one: replaying it is refused too.
+    expect((await runCli(["replay"], { cwd })).stderr).toMatch(/Cannot replay: .*record 1 .* was changed/);
+
+    const differs = await runCli(["replay", first!.runId!, "--unverified"], { cwd });
     expect(differs.exitCode).toBe(1);
+    expect(differs.stderr).toMatch(/warning: replaying an unverified record: .*record 1 .* was changed/);
     expect(differs.stdout).toMatch(/^differs: run run_\w+: the program printed RESULT .*; the record says /);
 
     const unknown = await runCli(["replay", "run_nosuchrun"], { cwd });

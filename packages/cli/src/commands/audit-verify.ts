@@ -1,11 +1,10 @@
-import { readdir, readFile } from "node:fs/promises";
-import { basename, dirname, extname, join, resolve } from "node:path";
-import { type LineOfFile, type Verification, verifyChain } from "@codeaction/core/internal";
+import { resolve } from "node:path";
+import { type Verification, verifyChain } from "@codeaction/core/internal";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
-import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath, journalKeyVariable, journalSettings } from "../journal/append.ts";
+import { readJournal } from "../journal/read-journal.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 
 export const auditVerifyHelp = `Usage: codeaction audit verify [FILE]
@@ -37,8 +36,7 @@ export async function auditVerifyCommand(args: string[], context: CliContext): P
   }
   const file = resolve(context.cwd, positionals[0] ?? defaultJournalPath);
   const { key } = journalSettings(context.env);
-  const files = await chainFiles(file);
-  const lines = await readLines(files.map((entry) => entry.path));
+  const { files, lines } = await readJournal(file, "Pass the journal's path: codeaction audit verify FILE.");
   const verification = verifyChain(lines, {
     key,
     rotatedStart: files[0]!.rotated,
@@ -46,53 +44,6 @@ export async function auditVerifyCommand(args: string[], context: CliContext): P
   });
   context.stdout.write(`${escapeForTerminal(report(verification, { files: files.length, key }))}\n`);
   return verification.broken ? 1 : 0;
-}
-
-/** The journal and its rotated files, oldest first (runs.3.jsonl, runs.2.jsonl, runs.1.jsonl, runs.jsonl). */
-async function chainFiles(file: string): Promise<{ path: string; rotated: boolean }[]> {
-  const extension = extname(basename(file));
-  const stem = basename(file).slice(0, basename(file).length - extension.length);
-  const rotated = new RegExp(`^${escapeRegExp(stem)}\\.(\\d+)${escapeRegExp(extension)}$`);
-  let names: string[];
-  try {
-    names = await readdir(dirname(file));
-  } catch (error) {
-    throw new CliError(
-      `No journal at ${file}: ${(error as Error).message}. Pass the journal's path: codeaction audit verify FILE.`,
-      {
-        code: "journal",
-        cause: error,
-      },
-    );
-  }
-  if (!names.includes(basename(file)) && !rotated.test(basename(file))) {
-    throw new CliError(`No journal at ${file}. Pass the journal's path: codeaction audit verify FILE.`, {
-      code: "journal",
-    });
-  }
-  // Given a rotated file itself, only that file is checked.
-  if (rotated.test(basename(file))) return [{ path: file, rotated: true }];
-  const older = names
-    .map((name) => ({ name, index: Number(rotated.exec(name)?.[1]) }))
-    .filter((entry) => Number.isSafeInteger(entry.index))
-    .sort((left, right) => right.index - left.index)
-    .map((entry) => ({ path: join(dirname(file), entry.name), rotated: true }));
-  return names.includes(basename(file)) ? [...older, { path: file, rotated: older.length > 0 }] : older;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-async function readLines(paths: string[]): Promise<LineOfFile[]> {
-  const lines: LineOfFile[] = [];
-  for (const path of paths) {
-    const text = await readFile(path, "utf8");
-    const split = text.split("\n");
-    if (split.at(-1) === "") split.pop();
-    for (const [index, line] of split.entries()) lines.push({ file: path, line: index + 1, text: line });
-  }
-  return lines;
 }
 
 function report(verification: Verification, options: { files: number; key: string | undefined }): string {
