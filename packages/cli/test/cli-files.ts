@@ -9,7 +9,7 @@ export async function programReplay(folder: string, name: string, programs: stri
   return path;
 }
 
-/** The records of the journal in `cwd` (.codeaction/runs.jsonl), oldest first. */
+/** The records of the journal in `cwd` (.codeaction/runs.jsonl, or a rotated `file`), oldest first. */
 export async function journalRecords<Record = { [key: string]: unknown }>(
   cwd: string,
   file = "runs.jsonl",
