@@ -8,6 +8,13 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { type LaunchedContainer, launchContainer } from "./launch.ts";
+import {
+  type CreateSessionOptions,
+  callerLabels,
+  checkedDeadlineSeconds,
+  defaultDeadlineSeconds,
+  type SandboxManagerOptions,
+} from "./manager-options.ts";
 import { liveContainerLimit } from "./memory-admission.ts";
 import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
@@ -22,59 +29,8 @@ import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
 import { allocateIdentity, type SandboxIdentity } from "./user-ids.ts";
 
-/** Options of a `SandboxManager` beyond its sandbox settings: a logger, a Docker client, a warm command for pooled containers. */
-export type SandboxManagerOptions = {
-  /** pino logger; silent without one. */
-  logger?: Logger;
-  /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
-  docker?: ContainerEngine;
-  /**
-   * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
-   * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
-   * A prelaunched container is made warm the same way, with or without a pool (see `prelaunch`).
-   */
-  warmCommand?: string[];
-  /**
-   * Programs the image must have on its PATH ("python3" for code-action): ready() refuses an image
-   * without them (a SandboxError with code "image-unsuitable" naming the image and the fix).
-   */
-  requiredCommands?: string[];
-  /**
-   * A container already being started in a worker thread with the same settings
-   * (`SandboxPrelaunch.start(config)`): it becomes the warm pool's first container, with or without
-   * a pool. ready() takes it over at once, in the background, reading every flag back again: its
-   * kill helper (and its `warmCommand`) start while the caller does other work (a model call, a data
-   * scan), and the first session with the default deadline and labels gets it with nothing left to
-   * start. The manager uses the prelaunch's manager id as its own. When it failed or differs, it is
-   * removed and the manager starts its own. `close()` closes it. Not used with an allow-list.
-   */
-  prelaunch?: SandboxPrelaunch;
-};
-
-/** Options of one `manager.createSession()` call. */
-export type CreateSessionOptions = {
-  /** The container ends itself this many seconds after creation, even if this process dies. Default 3600. */
-  deadlineSeconds?: number;
-  /** Extra container labels (keys under `codeaction.` are reserved). */
-  labels?: Record<string, string>;
-  /**
-   * This session's logger (give it the run id): its commands, and with an allow-list every egress
-   * request of its sandbox. Defaults to the manager's. A warm pool container keeps the manager's.
-   */
-  logger?: Logger;
-  /**
-   * Stops waiting for a container or a free slot: the request leaves the line at once and
-   * createSession rejects with the signal's reason. A container already being started for this
-   * request is still started (and removed by the caller, or handed to the next request).
-   */
-  signal?: AbortSignal;
-};
-
 /** A prelaunched container taken over: its uid held here, its kill helper started here. */
 type TakenOver = { identity: SandboxIdentity; launched: LaunchedContainer };
-
-/** The default lifetime of a session's container. */
-export const defaultDeadlineSeconds = 3600;
 
 /** A warm container idle longer than this is replaced, so every one handed out has most of its deadline left. */
 const poolMaximumIdleMs = 10 * 60 * 1000;
@@ -373,22 +329,4 @@ export class SandboxManager {
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }
-}
-
-/** The session's deadline in seconds (default 1 h), or a SandboxError when it is under 1. */
-function checkedDeadlineSeconds(options: CreateSessionOptions): number {
-  const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
-  if (!(deadlineSeconds >= 1)) {
-    throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
-      code: "invalid-option",
-    });
-  }
-  return deadlineSeconds;
-}
-
-/** The caller's own labels; the codeaction.* ones are the sandbox's and are dropped. */
-function callerLabels(options: CreateSessionOptions): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
-  );
 }

@@ -1,0 +1,74 @@
+// The options of a SandboxManager and of one createSession call, and their checks.
+import type { Logger } from "pino";
+import type { ContainerEngine } from "./engine/container-engine.ts";
+import { SandboxError } from "./errors/sandbox-error.ts";
+import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
+
+/** Options of a `SandboxManager` beyond its sandbox settings: a logger, a Docker client, a warm command for pooled containers. */
+export type SandboxManagerOptions = {
+  /** pino logger; silent without one. */
+  logger?: Logger;
+  /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
+  docker?: ContainerEngine;
+  /**
+   * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
+   * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
+   * A prelaunched container is made warm the same way, with or without a pool (see `prelaunch`).
+   */
+  warmCommand?: string[];
+  /**
+   * Programs the image must have on its PATH ("python3" for code-action): ready() refuses an image
+   * without them (a SandboxError with code "image-unsuitable" naming the image and the fix).
+   */
+  requiredCommands?: string[];
+  /**
+   * A container already being started in a worker thread with the same settings
+   * (`SandboxPrelaunch.start(config)`): it becomes the warm pool's first container, with or without
+   * a pool. ready() takes it over at once, in the background, reading every flag back again: its
+   * kill helper (and its `warmCommand`) start while the caller does other work (a model call, a data
+   * scan), and the first session with the default deadline and labels gets it with nothing left to
+   * start. The manager uses the prelaunch's manager id as its own. When it failed or differs, it is
+   * removed and the manager starts its own. `close()` closes it. Not used with an allow-list.
+   */
+  prelaunch?: SandboxPrelaunch;
+};
+
+/** Options of one `manager.createSession()` call. */
+export type CreateSessionOptions = {
+  /** The container ends itself this many seconds after creation, even if this process dies. Default 3600. */
+  deadlineSeconds?: number;
+  /** Extra container labels (keys under `codeaction.` are reserved). */
+  labels?: Record<string, string>;
+  /**
+   * This session's logger (give it the run id): its commands, and with an allow-list every egress
+   * request of its sandbox. Defaults to the manager's. A warm pool container keeps the manager's.
+   */
+  logger?: Logger;
+  /**
+   * Stops waiting for a container or a free slot: the request leaves the line at once and
+   * createSession rejects with the signal's reason. A container already being started for this
+   * request is still started (and removed by the caller, or handed to the next request).
+   */
+  signal?: AbortSignal;
+};
+
+/** The default lifetime of a session's container. */
+export const defaultDeadlineSeconds = 3600;
+
+/** The session's deadline in seconds (default 1 h), or a SandboxError when it is under 1. */
+export function checkedDeadlineSeconds(options: CreateSessionOptions): number {
+  const deadlineSeconds = options.deadlineSeconds ?? defaultDeadlineSeconds;
+  if (!(deadlineSeconds >= 1)) {
+    throw new SandboxError(`deadlineSeconds must be at least 1, got ${deadlineSeconds}`, {
+      code: "invalid-option",
+    });
+  }
+  return deadlineSeconds;
+}
+
+/** The caller's own labels; the codeaction.* ones are the sandbox's and are dropped. */
+export function callerLabels(options: CreateSessionOptions): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(options.labels ?? {}).filter(([key]) => !key.startsWith("codeaction.")),
+  );
+}
