@@ -1,13 +1,6 @@
 import { resolveUser, type SandboxConfig, sizeInBytes } from "./config.ts";
 import type { ContainerCreateOptions, ContainerInspectInfo, HostConfig } from "./engine/container-engine.ts";
-import {
-  dockerDialect,
-  type EngineDialect,
-  podmanAddedEnvironment,
-  podmanProcessLimits,
-  podmanRunTmpfs,
-  podmanTmpfsSuffix,
-} from "./engine/engine-dialect.ts";
+import { dockerDialect, type EngineDialect, waysOf } from "./engine/engine-dialect.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
@@ -41,38 +34,33 @@ export function tmpfsFor(
 ): Record<string, string> {
   const { uid, gid } = resolveUser(config.user);
   const disk = sizeInBytes(config.diskLimit);
+  const ways = waysOf(dialect);
   // Podman has no uid=/gid= tmpfs option: U gives the folder to the container's user.
-  const owner = dialect.engine === "podman" ? "mode=0700,U" : `uid=${uid},gid=${gid},mode=0700`;
+  const owner = ways.workspaceOwner === "U" ? "mode=0700,U" : `uid=${uid},gid=${gid},mode=0700`;
   return {
     "/workspace": `rw,nosuid,nodev,size=${disk},${owner}`,
     "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
     "/var/tmp": `rw,noexec,nosuid,nodev,size=${Math.max(1024 * 1024, Math.floor(disk / 2))}`,
-    ...(dialect.engine === "podman" ? { "/run": podmanRunTmpfs } : {}),
+    ...ways.addedTmpfs,
   };
 }
 
 /** The seccomp entry the engine takes: the profile itself (Docker), or its file (Podman). */
 export function seccompOptionFor(dialect: EngineDialect): string {
-  return dialect.engine === "podman" ? `seccomp=${dialect.seccompProfilePath}` : seccompSecurityOption;
+  const profilePath = dialect.seccompProfilePath;
+  return profilePath ? `seccomp=${profilePath}` : seccompSecurityOption;
 }
 
 /** The security options: Podman masks paths by its own option (it ignores MaskedPaths). */
 function securityOptionsFor(dialect: EngineDialect): string[] {
   const options = ["no-new-privileges", seccompOptionFor(dialect)];
-  if (dialect.engine === "podman") options.push(`mask=${podmanMaskedPaths.join(":")}`);
+  if (waysOf(dialect).masksWithOption) options.push(`mask=${podmanMaskedPaths.join(":")}`);
   return options;
 }
 
 /** Core dumps off; under Podman the open-files and process limits too (see engine-dialect.ts). */
 function ulimitsFor(dialect: EngineDialect): { Name: string; Soft: number; Hard: number }[] {
-  const ulimits = [{ Name: "core", Soft: 0, Hard: 0 }];
-  if (dialect.engine !== "podman") return ulimits;
-  const { openFiles, processes } = podmanProcessLimits;
-  return [
-    ...ulimits,
-    { Name: "nofile", Soft: openFiles, Hard: openFiles },
-    { Name: "nproc", Soft: processes, Hard: processes },
-  ];
+  return [{ Name: "core", Soft: 0, Hard: 0 }, ...waysOf(dialect).addedUlimits];
 }
 
 /**
@@ -254,7 +242,7 @@ function findPrivilegeAndLimitProblems(
   // Podman reports the capabilities it dropped by name, never ALL: they are read from inside the
   // started container instead (engine/podman-read-back.ts).
   expect(
-    dialect.engine === "podman" ||
+    !waysOf(dialect).reportsCapDropAll ||
       (host.CapDrop ?? []).map((cap: string) => cap.toUpperCase()).includes("ALL"),
     "CapDrop does not include ALL",
   );
@@ -287,15 +275,14 @@ function findIsolationProblems(
   options: SpecCheckOptions & { dialect: EngineDialect },
 ): string[] {
   const { problems, expect } = problemList();
-  const podman = options.dialect.engine === "podman";
+  const ways = waysOf(options.dialect);
   const masked = new Set((host.MaskedPaths ?? []) as string[]);
   const unmasked = maskedPaths.filter((path) => !masked.has(path));
   // Podman shows no masked paths in inspect: they are read from inside (engine/podman-read-back.ts).
-  expect(podman || unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
+  expect(!ways.reportsMaskedPaths || unmasked.length === 0, `MaskedPaths lacks ${unmasked.join(", ")}`);
   expect(!["host"].includes(String(host.PidMode ?? "")), `PidMode is ${host.PidMode}`);
-  // Podman's name for a private IPC namespace other containers may join (which takes the engine's API).
-  const ipcModes = podman ? ["private", "shareable"] : ["private"];
-  expect(ipcModes.includes(String(host.IpcMode)), `IpcMode is ${host.IpcMode}, not private`);
+  // A private IPC namespace (Podman's "shareable" is one other containers may join only through its API).
+  expect(ways.privateIpcModes.includes(String(host.IpcMode)), `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
   expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
   expect((host.Binds ?? []).length === 0, `host folders are bound: ${JSON.stringify(host.Binds)}`);
@@ -305,7 +292,7 @@ function findIsolationProblems(
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
   const { uid, gid } = resolveUser(config.user);
   for (const [path, mountOptions] of Object.entries(wantTmpfs)) {
-    const reported = podman ? `${mountOptions}${podmanTmpfsSuffix}` : mountOptions;
+    const reported = `${mountOptions}${ways.reportedTmpfsSuffix}`;
     // Once started, Podman reports what U became: the container user's uid and gid.
     const started = reported.replace(",U,", `,uid=${uid},gid=${gid},`);
     expect(
@@ -319,7 +306,7 @@ function findIsolationProblems(
   expect(info.Config.Hostname === sandboxHostname, `Hostname is ${info.Config.Hostname}`);
   const allowed = new Set([
     ...(options.imageEnv ?? []),
-    ...(podman ? podmanAddedEnvironment : []),
+    ...ways.addedEnvironment,
     ...Object.entries({ ...sandboxDefaultEnv, ...config.env, ...options.sessionNetwork?.environment }).map(
       ([key, value]) => `${key}=${value}`,
     ),

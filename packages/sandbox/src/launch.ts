@@ -3,7 +3,7 @@ import type { SandboxConfig } from "./config.ts";
 import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
 import { removeContainer, teardownContainer } from "./docker-operations.ts";
 import type { ContainerEngine, ContainerInspectInfo, EngineContainer } from "./engine/container-engine.ts";
-import type { EngineDialect } from "./engine/engine-dialect.ts";
+import { type EngineDialect, waysOf } from "./engine/engine-dialect.ts";
 import { readBackInside } from "./engine/podman-read-back.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
@@ -209,7 +209,7 @@ export async function verifyRunning(
       );
     }
     const startedHelper = settledValue(helping);
-    if (options.dialect?.engine === "podman") {
+    if (options.dialect && waysOf(options.dialect).readsBackInside) {
       const problems = await readBackInside(container);
       if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
     }

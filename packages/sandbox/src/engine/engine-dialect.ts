@@ -31,7 +31,7 @@ import { engineInfo } from "./engine-info.ts";
  *   small and noexec.
  */
 export type EngineDialect =
-  | { engine: "docker" }
+  | { engine: "docker"; seccompProfilePath?: undefined }
   | {
       engine: "podman";
       /** Podman's own version, such as "4.3.1". */
@@ -43,17 +43,67 @@ export type EngineDialect =
 
 export const dockerDialect: EngineDialect = { engine: "docker" };
 
-/** Open files and processes per sandbox under Podman (which would otherwise ask for 1048576 of each). */
-export const podmanProcessLimits = { openFiles: 4096, processes: 4096 };
+/**
+ * How an engine takes the sandbox's settings and reports them back, as values: the container spec
+ * and its read-back (container-spec.ts, launch.ts) read these and name no engine.
+ */
+export type EngineWays = {
+  /** The /workspace tmpfs's owner: Docker's `uid=`/`gid=` options, or Podman's `U` (it has neither). */
+  workspaceOwner: "uid-gid" | "U";
+  /** tmpfs mounts the sandbox adds: under Podman its own small /run, in place of Podman's unbounded one. */
+  addedTmpfs: Record<string, string>;
+  /** Masks the paths with the engine's own `mask=` security option (Podman ignores MaskedPaths). */
+  masksWithOption: boolean;
+  /** Ulimits beyond core dumps: under Podman open files and processes (it would ask for 1048576 of each). */
+  addedUlimits: { Name: string; Soft: number; Hard: number }[];
+  /** Its inspect shows CapDrop ALL (Podman names each capability dropped: read from inside instead). */
+  reportsCapDropAll: boolean;
+  /** Its inspect shows MaskedPaths (Podman's does not: read from inside instead). */
+  reportsMaskedPaths: boolean;
+  /** The IpcMode values of a private IPC namespace ("shareable": Podman's, which joining takes the API for). */
+  privateIpcModes: string[];
+  /** What it appends to every tmpfs's options when it reports them. */
+  reportedTmpfsSuffix: string;
+  /** Environment entries it adds to every container (none of them from the host). */
+  addedEnvironment: string[];
+  /** The flags its inspect does not show are read from inside the started container (podman-read-back.ts). */
+  readsBackInside: boolean;
+};
 
-/** The /run tmpfs the sandbox mounts under Podman, in place of Podman's unbounded one. */
-export const podmanRunTmpfs = "rw,noexec,nosuid,nodev,size=65536";
+const engineWays: Record<EngineDialect["engine"], EngineWays> = {
+  docker: {
+    workspaceOwner: "uid-gid",
+    addedTmpfs: {},
+    masksWithOption: false,
+    addedUlimits: [],
+    reportsCapDropAll: true,
+    reportsMaskedPaths: true,
+    privateIpcModes: ["private"],
+    reportedTmpfsSuffix: "",
+    addedEnvironment: [],
+    readsBackInside: false,
+  },
+  podman: {
+    workspaceOwner: "U",
+    addedTmpfs: { "/run": "rw,noexec,nosuid,nodev,size=65536" },
+    masksWithOption: true,
+    addedUlimits: [
+      { Name: "nofile", Soft: 4096, Hard: 4096 },
+      { Name: "nproc", Soft: 4096, Hard: 4096 },
+    ],
+    reportsCapDropAll: false,
+    reportsMaskedPaths: false,
+    privateIpcModes: ["private", "shareable"],
+    reportedTmpfsSuffix: ",rprivate,tmpcopyup",
+    addedEnvironment: ["container=podman", "TERM=xterm", "HOSTNAME=sandbox"],
+    readsBackInside: true,
+  },
+};
 
-/** What Podman appends to every tmpfs's options when it reports them. */
-export const podmanTmpfsSuffix = ",rprivate,tmpcopyup";
-
-/** Environment entries Podman adds to every container (none of them from the host). */
-export const podmanAddedEnvironment = ["container=podman", "TERM=xterm", "HOSTNAME=sandbox"];
+/** The ways of the engine a dialect names. */
+export function waysOf(dialect: EngineDialect): EngineWays {
+  return engineWays[dialect.engine];
+}
 
 /**
  * The profile as a file only this user may change and everyone (a rootless engine's user too) may
