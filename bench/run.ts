@@ -1,5 +1,5 @@
 // `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,hostile,failfast` for some
-// sections). Prints one table and writes the same figures as JSON to bench/results/. Every figure
+// sections; `floods` alone runs the HTTP floods of `hostile`). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -11,6 +11,7 @@ import { measureColdPath } from "./cold-path.ts";
 import { type DeskSample, measureDesk } from "./desk.ts";
 import { measureFailFast } from "./fail-fast.ts";
 import { measureHostile } from "./hostile.ts";
+import { measureHttpFloods } from "./http-floods.ts";
 import { measureIdleMemory } from "./idle-memory.ts";
 import { type InstalledCli, installCli } from "./installed-cli.ts";
 import { describeMachine } from "./machine.ts";
@@ -496,6 +497,37 @@ if (wanted("hostile")) {
       target: "0",
       met: hostile.diskBytes === 0,
       note: `${hostile.containersSeen} container(s) watched`,
+    });
+  }
+}
+
+if (wanted("hostile") || wanted("floods")) {
+  // The HTTP floods of issue 29 finding 3 against `codeaction mcp --http` (a process per flood):
+  // goal, the server's peak RSS (VmHWM) under 256 MiB above what it held serving, before the flood.
+  const section = "hostile HTTP clients (codeaction mcp --http, runc)";
+  const floods = await measureHttpFloods({ docker, onProgress: progress });
+  raw.httpFloods = floods;
+  for (const flood of floods) {
+    const peak = flood.peakBytes / 1024 ** 2;
+    const growth = (flood.peakBytes - flood.baselineBytes) / 1024 ** 2;
+    const statuses = Object.entries(flood.statuses)
+      .map(([status, count]) => `${count}x ${status}`)
+      .join(", ");
+    rows.push({
+      section,
+      figure: `${flood.flood}: server peak RSS growth`,
+      p50: growth,
+      unit: "MiB",
+      target: "< 256",
+      met: growth < 256,
+      note: `${flood.runs} runs; ${statuses || "answers unread"}${flood.refusedRuns ? `; ${flood.refusedRuns} runs refused by a cap` : ""}; ${round(flood.wallSeconds)} s`,
+    });
+    rows.push({
+      section,
+      figure: `${flood.flood}: server peak RSS (VmHWM)`,
+      p50: peak,
+      unit: "MiB",
+      note: `from ${round(flood.baselineBytes / 1024 ** 2)} MiB serving, before the flood`,
     });
   }
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { type BodyBudget, createBodyBudget } from "./body-budget.ts";
 import { bearerChecker } from "./http-token.ts";
 import { readJsonBody } from "./request-body.ts";
 import { allowedHostnames, checkRequest } from "./request-checks.ts";
@@ -28,10 +29,13 @@ export async function listenHttp(options: {
   onError?: (error: unknown) => void;
   /** Milliseconds a client may leave a reply unread before its connection is closed. */
   stallMs?: number;
+  /** Bytes of request bodies read and parsed at once, all connections together (body-budget.ts). */
+  bodyBudgetBytes?: number;
 }): Promise<HttpListener> {
   const checks = { hostnames: allowedHostnames(options.host), tokenMatches: bearerChecker(options.token) };
+  const bodyBudget = createBodyBudget(options.bodyBudgetBytes);
   const http = createServer({ requestTimeout: 60_000 }, (request, response) => {
-    handle(request, response, { ...options, checks }).catch((error: unknown) => {
+    handle(request, response, { ...options, checks, bodyBudget }).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) respond(response, 500, "internal error");
     });
@@ -57,6 +61,7 @@ async function handle(
     createServer: (request: IncomingMessage) => McpServer;
     checks: Parameters<typeof checkRequest>[1];
     stallMs?: number;
+    bodyBudget: BodyBudget;
   },
 ): Promise<void> {
   const refusal = checkRequest(request, options.checks);
@@ -68,7 +73,7 @@ async function handle(
     response.setHeader("Allow", "POST");
     return respond(response, 405, "method not allowed: this server is stateless, POST only");
   }
-  const read = await readJsonBody(request);
+  const read = await readJsonBody(request, options.bodyBudget);
   if (!("body" in read)) return respond(response, read.status, read.message);
   closeWhenStalled(response, options.stallMs);
   const server = options.createServer(request);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import type { BodyBudget } from "./body-budget.ts";
 import type { Refusal } from "./request-checks.ts";
 
 /** Bytes one request body may have: a 1,000,000-character program escaped in JSON, and room to spare. */
@@ -8,11 +9,25 @@ export const maxBatchMessages = 4;
 
 /**
  * The request's body as parsed JSON, read up to `maxBodyBytes` (413 beyond, without reading the
- * rest), or a refusal: not JSON (400), a batch over `maxBatchMessages` (400).
+ * rest), or a refusal: not JSON (400), a batch over `maxBatchMessages` (400). With a `budget`, the
+ * body waits for its bytes there before any is read (body-budget.ts), and gives them back once parsed.
  */
-export async function readJsonBody(request: IncomingMessage): Promise<{ body: unknown } | Refusal> {
+export async function readJsonBody(
+  request: IncomingMessage,
+  budget?: BodyBudget,
+): Promise<{ body: unknown } | Refusal> {
   const declared = Number(request.headers["content-length"] ?? 0);
   if (declared > maxBodyBytes) return tooLarge();
+  const chunked = request.headers["transfer-encoding"] !== undefined;
+  const reservation = await budget?.reserve(chunked ? maxBodyBytes : declared);
+  try {
+    return await readAndParse(request);
+  } finally {
+    reservation?.release();
+  }
+}
+
+async function readAndParse(request: IncomingMessage): Promise<{ body: unknown } | Refusal> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {

@@ -191,6 +191,57 @@ describe("the HTTP server's bounds (issue 29 finding 3)", () => {
     expect(received).toBeLessThan(reply.length);
   });
 
+  it("reads one body at a time past the body budget: a second waits while the first is still arriving", async () => {
+    listener = await listenHttp({
+      host: "127.0.0.1",
+      port: 0,
+      token,
+      bodyBudgetBytes: 1024,
+      createServer: () => {
+        const server = new Server({ name: "small", version: "1.0.0" }, { capabilities: { tools: {} } });
+        server.setRequestHandler(CallToolRequestSchema, () => ({
+          content: [{ type: "text", text: "done" }],
+        }));
+        return server;
+      },
+    });
+    const { port } = new URL(listener.url);
+    const padded = (id: number, padding: string) => ({
+      ...runCall(id),
+      params: { name: "run_program", arguments: { program: "print('RESULT: done')", padding } },
+    });
+    const body = JSON.stringify(padded(1, "p".repeat(600)));
+    const socket = connect(Number(port), "127.0.0.1");
+    let firstAnswer = "";
+    socket.on("data", (chunk: Buffer) => {
+      firstAnswer += chunk.toString();
+    });
+    socket.write(
+      [
+        "POST /mcp HTTP/1.1",
+        `Host: 127.0.0.1:${port}`,
+        `Authorization: ${headers.authorization}`,
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        "",
+        body.slice(0, 100),
+      ].join("\r\n"),
+    );
+    // 700 bytes held for the first body: the second's 700 do not fit in 1024 beside them.
+    let secondAnswered = false;
+    const second = postJson(listener.url, padded(2, "q".repeat(600))).then((answer) => {
+      secondAnswered = true;
+      return answer;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(secondAnswered).toBe(false);
+    socket.write(body.slice(100));
+    expect((await second).status).toBe(200);
+    await expect.poll(() => firstAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    socket.destroy();
+  });
+
   it("keeps bounded ends of stdout and stderr and the start of the RESULT in a reply", () => {
     const noise = "\u0001".repeat(1024 * 1024);
     const result = runResult(
