@@ -93,3 +93,18 @@ export async function askOnPage(page: Page, question: string): Promise<Locator> 
 export function programReply(lines: string[]): string {
   return `Here is the program.\n\n\`\`\`python\n${lines.join("\n")}\n\`\`\``;
 }
+
+/**
+ * Drops one file on the page's drop zone, as a user dragging it from their file manager would: a
+ * `drop` event carrying a DataTransfer with the file (`text`, or `size` zero bytes).
+ */
+export async function dropFile(
+  page: Page,
+  file: { name: string; text?: string; size?: number },
+): Promise<void> {
+  const body = file.size === undefined ? JSON.stringify(file.text ?? "") : `new Uint8Array(${file.size})`;
+  const dataTransfer = await page.evaluateHandle(
+    `(() => { const transfer = new DataTransfer(); transfer.items.add(new File([${body}], ${JSON.stringify(file.name)})); return transfer; })()`,
+  );
+  await page.dispatchEvent("#drop", "drop", { dataTransfer });
+}

@@ -18,13 +18,85 @@ function element(tag, properties = {}, children = []) {
   return node;
 }
 
+const upload = { maxBytes: 0, extensions: [] };
+
 async function loadFiles() {
   const response = await fetch("/api/files");
   if (!response.ok) return;
-  const { files } = await response.json();
+  const { files, maxUploadBytes, extensions } = await response.json();
+  upload.maxBytes = maxUploadBytes;
+  upload.extensions = extensions;
+  document.getElementById("drop-hint").textContent =
+    `${extensions.join(" ")}, up to ${sizeText(maxUploadBytes)} each`;
   const list = document.getElementById("files");
   list.replaceChildren(...files.map((path) => element("li", { text: path.split("/").at(-1), title: path })));
   if (files.length === 0) list.append(element("li", { text: "no data files" }));
+}
+
+function sizeText(bytes) {
+  if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "")} MiB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
+  return `${bytes} bytes`;
+}
+
+/** Shows the outcome of an upload under the drop zone: a line, and the fix on a second one. */
+function uploadMessage(text, options = {}) {
+  const message = document.getElementById("upload-message");
+  message.className = options.error ? "error" : "";
+  message.replaceChildren(element("span", { text }));
+  if (options.fix) message.append(element("span", { className: "fix", text: options.fix }));
+}
+
+/** Sends each file to the desk's upload folder, one after the other; a file over the limit is not sent. */
+async function uploadFiles(files) {
+  for (const file of files) {
+    if (file.size > upload.maxBytes) {
+      uploadMessage(
+        `${file.name} (${sizeText(file.size)}) is over the desk's upload limit of ${sizeText(upload.maxBytes)}`,
+        {
+          error: true,
+          fix: "give a larger file on the command line instead: codeaction desk --file FILE",
+        },
+      );
+      continue;
+    }
+    uploadMessage(`uploading ${file.name} (${sizeText(file.size)})`);
+    try {
+      const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: file,
+      });
+      const answer = await response.json();
+      if (!response.ok) {
+        uploadMessage(answer.error, { error: true, fix: answer.fix });
+        continue;
+      }
+      uploadMessage(`${answer.name} added`);
+      await loadFiles();
+    } catch (error) {
+      uploadMessage(`${file.name} did not upload: ${error.message}`, { error: true });
+    }
+  }
+}
+
+function setUpDrop() {
+  const drop = document.getElementById("drop");
+  drop.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    drop.classList.add("over");
+  });
+  drop.addEventListener("dragleave", () => drop.classList.remove("over"));
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    drop.classList.remove("over");
+    void uploadFiles([...(event.dataTransfer?.files ?? [])]);
+  });
+  const pick = document.getElementById("pick");
+  pick.addEventListener("change", () => {
+    void uploadFiles([...pick.files]);
+    pick.value = "";
+  });
 }
 
 /** Reads a text/event-stream body, calling `onEvent(name, data)` for each event. */
@@ -249,4 +321,5 @@ document.getElementById("new-conversation").addEventListener("click", () => {
   newConversation = true;
   cards.prepend(element("hr"));
 });
+setUpDrop();
 void loadFiles();

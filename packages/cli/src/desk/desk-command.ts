@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
 import { readdir } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { extname, join, resolve } from "node:path";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../arguments.ts";
-import { preimportFor, questionOptions, retriesOption } from "../commands/question-options.ts";
+import { questionOptions, retriesOption } from "../commands/question-options.ts";
 import type { CliContext } from "../context.ts";
-import { dataFileArguments } from "../csv/data-formats.ts";
+import { dataFileArguments, supportedExtensions } from "../csv/data-formats.ts";
 import { scanInThreads } from "../csv/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
@@ -14,8 +14,12 @@ import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { createProgress } from "../terminal/progress.ts";
+import { deskAgentBuilder } from "./desk-agent.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
+
+/** The desk's own upload folder, under the working folder, unless --uploads names another. */
+const defaultUploadFolder = "codeaction-uploads";
 
 export const deskHelp = `Usage: codeaction desk [options]
 
@@ -26,13 +30,15 @@ an HttpOnly cookie. Follow-up questions continue the conversation; "New conversa
 
 Options:
   --csv FILE, --file FILE   data files, as for codeaction ask (repeatable)
-  --folder DIR              every data file in DIR (.csv .tsv .json .jsonl .xlsx .parquet)
+  --folder DIR              every data file in DIR (${supportedExtensions.join(" ")})
   --server "CMD"            an MCP server (a command line, or an http(s) URL); its tools join the
                             data files' tools, as for codeaction ask (repeatable)
   --data                    the data image (numpy, pandas, matplotlib)
   --image NAME              the sandbox image
   --model M, --replay FILE  the model, as for codeaction ask
   --retries N               try a failed model call again up to N times (default 2; 0 for never)
+  --uploads DIR             where files dropped on the page go (default ./${defaultUploadFolder});
+                            the data files in it join the desk's at the start
   --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
   --journal PATH            the run journal (default ${defaultJournalPath}); --no-journal: none
   --port N                  the port (default: a free one)
@@ -50,9 +56,8 @@ export const deskOptions = {
   open: { type: "boolean" },
   journal: { type: "string" },
   "no-journal": { type: "boolean" },
+  uploads: { type: "string" },
 } as const;
-
-const dataExtensions = /\.(csv|tsv|json|jsonl|xlsx|parquet)$/i;
 
 export async function deskCommand(args: string[], context: CliContext): Promise<number> {
   const command = "desk";
@@ -71,65 +76,58 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
       message: `--port must be a port number (0 to 65535), not ${values.port}`,
     });
   }
-  const { session, files } = await openSession(values, context);
-  const { agent, data } = session;
+  const session = await openSession(values, context);
   const token = createToken();
-  const listener = await listenDesk({
-    host: "127.0.0.1",
-    port,
-    token,
-    session,
-    dataFiles: files.map((file) => file.path),
-  });
+  const listener = await listenDesk({ host: "127.0.0.1", port, token, session });
   context.stdout.write(`codeaction desk: ${listener.url}\n`);
   if (values.open) openBrowser(listener.url);
   await untilStopped();
   await listener.close();
-  await agent.close().catch(() => undefined);
-  await data.close();
+  await session.agent.close().catch(() => undefined);
+  await session.data.close();
   return 0;
 }
 
 type DeskValues = ReturnType<typeof parseCommandArguments<typeof deskOptions>>["values"];
 
 /** The data files, the model and the agent (as chat builds it): the desk's one session. */
-async function openSession(values: DeskValues, context: CliContext) {
+async function openSession(values: DeskValues, context: CliContext): Promise<DeskSession> {
+  const uploadFolder = resolve(context.cwd, values.uploads ?? defaultUploadFolder);
   const folderFiles = values.folder ? await filesIn(resolve(context.cwd, values.folder)) : [];
   const files = dataFileArguments({
     csv: values.csv?.map((path) => resolve(context.cwd, path)),
-    file: [...(values.file ?? []).map((path) => resolve(context.cwd, path)), ...folderFiles],
+    file: [
+      ...(values.file ?? []).map((path) => resolve(context.cwd, path)),
+      ...folderFiles,
+      // What earlier uploads left in the desk's own folder.
+      ...(await filesIn(uploadFolder, { missingIsEmpty: true })),
+    ],
   });
   const servers = await serverSpecs(values.server ?? [], "desk");
   const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
   const scans = scanInThreads(files);
-  const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
-    import("@codeaction/core"),
-    import("../csv/csv-tools.ts"),
-  ]);
   const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
   progress.note(describeModelChoice(modelChoice));
-  const data = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   const model = await loadModel(modelChoice, {
     retries: retriesOption("desk", values.retries),
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
   });
-  const agent = await buildAgent({
+  const buildAgent = deskAgentBuilder({
     model,
-    pattern: "code-action",
-    extraTools: data.tools,
-    ...(Object.keys(servers).length > 0 ? { servers } : {}),
-    sandbox: { network: "none", image },
-    codeAction: { dataFiles: data.sandboxFiles, preimport: preimportFor(image) },
-  }).catch(async (error: unknown) => {
-    await data.close();
-    throw error;
+    servers,
+    image,
+    quietProgress: createProgress({ stream: context.stderr, quiet: true }),
   });
+  const { agent, data } = await buildAgent(files, { progress, scans });
   progress.stop();
-  const session: DeskSession = {
+  return {
     agent,
     data,
+    files,
+    buildAgent,
+    uploadFolder,
     modelChoice,
     image,
     servers: serverCommandLines(values.server ?? [], servers),
@@ -139,19 +137,19 @@ async function openSession(values: DeskValues, context: CliContext) {
     messages: [],
     busy: false,
   };
-  return { session, files };
 }
 
-/** The data files directly in `folder`, by name. */
-async function filesIn(folder: string): Promise<string[]> {
+/** The data files directly in `folder`, by name (never a link). */
+async function filesIn(folder: string, options: { missingIsEmpty?: boolean } = {}): Promise<string[]> {
   const entries = await readdir(folder, { withFileTypes: true }).catch((error: NodeJS.ErrnoException) => {
+    if (options.missingIsEmpty && error.code === "ENOENT") return [];
     throw new UsageError({
       command: "desk",
       message: `--folder ${JSON.stringify(folder)} cannot be read (${error.code ?? error.message}); give a folder of data files`,
     });
   });
   return entries
-    .filter((entry) => entry.isFile() && dataExtensions.test(entry.name))
+    .filter((entry) => entry.isFile() && supportedExtensions.includes(extname(entry.name).toLowerCase()))
     .map((entry) => join(folder, entry.name))
     .sort();
 }

@@ -4,8 +4,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { supportedExtensions } from "../csv/data-formats.ts";
 import { deskChecker, securityHeaders, tokenCookie } from "./desk-security.ts";
 import { askInDesk, type DeskEvent, type DeskSession, describeError } from "./desk-session.ts";
+import { maxUploadBytes, receiveUpload } from "./desk-upload.ts";
 
 /** The page's own files, served by name from the package's assets/desk folder; nothing else. */
 const assetFolder = fileURLToPath(new URL("../../assets/desk/", import.meta.url));
@@ -27,8 +29,8 @@ const mediaTypes: Record<string, string> = {
 
 /** The largest request body the desk reads (a question and its options). */
 export const maxRequestBytes = 64 * 1024;
-/** The largest data file the page may upload. */
-export const maxUploadBytes = 20 * 1024 * 1024;
+/** The largest file the desk serves (a run's file is at most 10 MiB). */
+const maxServedBytes = 20 * 1024 * 1024;
 
 export type DeskListener = { url: string; port: number; close(): Promise<void> };
 
@@ -38,7 +40,6 @@ export async function listenDesk(options: {
   port: number;
   token: string;
   session: DeskSession;
-  dataFiles: string[];
 }): Promise<DeskListener> {
   const check = deskChecker({ host: options.host, token: options.token });
   const http = createServer((request, response) => {
@@ -68,7 +69,7 @@ export async function listenDesk(options: {
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { token: string; session: DeskSession; dataFiles: string[] },
+  options: { token: string; session: DeskSession },
 ): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
   const path = url.pathname;
@@ -84,7 +85,17 @@ async function route(
   const asset = assets[path];
   if (request.method === "GET" && asset) return serveFile(response, join(assetFolder, asset));
   if (request.method === "GET" && path === "/api/files") {
-    return respondJson(response, 200, { files: options.dataFiles });
+    return respondJson(response, 200, {
+      files: options.session.files.map((file) => file.path),
+      maxUploadBytes,
+      extensions: supportedExtensions,
+    });
+  }
+  if (request.method === "POST" && path === "/api/upload") {
+    const answer = await receiveUpload(request, options.session, url.searchParams.get("name"));
+    // A refused body is not read to its end: the connection closes after the answer.
+    const headers: Record<string, string> = answer.status === 200 ? {} : { connection: "close" };
+    return respondJson(response, answer.status, answer.body, headers);
   }
   if (request.method === "GET" && path.startsWith("/out/"))
     return serveOutput(response, path, options.session);
@@ -151,7 +162,7 @@ async function serveFile(
   if (!file) return respondJson(response, 404, { error: "not found" });
   try {
     const status = await file.stat();
-    if (!status.isFile() || status.size > maxUploadBytes)
+    if (!status.isFile() || status.size > maxServedBytes)
       return respondJson(response, 404, { error: "not found" });
     const bytes = await file.readFile();
     const extension = path.split(".").at(-1)?.toLowerCase() ?? "";
@@ -186,8 +197,13 @@ function readBody(request: IncomingMessage, limit: number): Promise<string | und
   });
 }
 
-function respondJson(response: ServerResponse, status: number, body: object): void {
-  response.writeHead(status, { ...securityHeaders, "content-type": "application/json" });
+function respondJson(
+  response: ServerResponse,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { ...securityHeaders, "content-type": "application/json", ...headers });
   response.end(JSON.stringify(body));
 }
 

@@ -3,11 +3,13 @@ import type { Agent, AgentEvent, AgentResult } from "@codeaction/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CliContext } from "../context.ts";
 import type { LoadedData } from "../csv/csv-tools.ts";
+import type { DataFileArgument } from "../csv/data-formats.ts";
 import { appendToJournal } from "../journal/append.ts";
 import type { ModelChoice } from "../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
 import { completeRunRecord, createRunRecord, failRunRecord, recordEvent } from "../run-record.ts";
 import { parseAnswer } from "../terminal/format-answer.ts";
+import type { DeskAgentBuilder } from "./desk-agent.ts";
 
 /** One message to the page, sent as a Server-Sent Event. */
 export type DeskEvent = { event: string; data: unknown };
@@ -16,6 +18,12 @@ export type DeskEvent = { event: string; data: unknown };
 export type DeskSession = {
   agent: Agent;
   data: LoadedData;
+  /** The data files the agent was built over: the given ones, then the uploads. */
+  files: DataFileArgument[];
+  /** Builds the agent again over a new list of files (after an upload). */
+  buildAgent: DeskAgentBuilder;
+  /** The desk's own folder for the files dropped on the page. */
+  uploadFolder: string;
   modelChoice: ModelChoice;
   image: string;
   /** Each --server command line by its server's name, for the run record. */
@@ -25,6 +33,7 @@ export type DeskSession = {
   outRoot: string;
   journalPath: string | undefined;
   messages: BaseMessage[];
+  /** A question or an upload is under way: another waits (409). */
   busy: boolean;
 };
 
