@@ -84,6 +84,8 @@ export type RunRecord = {
   replay?: ReplayableRun;
   /** Why `replay` is not kept (over the limit, a result kept as a digest only, no call log). */
   replayOmitted?: string;
+  /** The command that made the run when not `ask`: "desk" for a question asked on the desk's page. */
+  command?: "desk";
 };
 
 export function createRunRecord(options: {

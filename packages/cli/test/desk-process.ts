@@ -23,10 +23,11 @@ export async function startDesk(options: {
   cwd: string;
   args: string[];
   replies: string[];
+  env?: Record<string, string>;
 }): Promise<DeskProcess> {
   const replay = join(options.cwd, "replay.json");
   await writeFile(replay, JSON.stringify({ replies: options.replies }));
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.OPENAI_API_KEY;
   const desk: ChildProcess = spawn(process.execPath, [binPath, "desk", ...options.args, "--replay", replay], {
     cwd: options.cwd,

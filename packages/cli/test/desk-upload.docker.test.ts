@@ -119,7 +119,9 @@ describe("codeaction desk: uploads", () => {
       .poll(() => message.locator("span").first().textContent(), { timeout: 60_000 })
       .toMatch(/^\S+\/codeaction-uploads\/broken\.json: /);
     expect(await message.getAttribute("class")).toBe("error");
-    expect(await message.locator(".fix").textContent()).toBe("fix the file, then drop it again");
+    expect(await message.locator(".fix").textContent()).toBe(
+      "Fix the file (or save it in another format the desk reads), then drop it again.",
+    );
     // The file it could not read is not kept.
     expect(await readdir(uploads)).toEqual(["returns.csv"]);
     expect(await page.locator("#files li").allTextContents()).toEqual(["orders.csv", "returns.csv"]);

@@ -33,6 +33,26 @@ async function loadFiles() {
   if (files.length === 0) list.append(element("li", { text: "no data files" }));
 }
 
+/** The desk's past runs from the journal, newest first: the question, its status and when. */
+async function loadRuns() {
+  const response = await fetch("/api/runs");
+  if (!response.ok) return;
+  const { runs } = await response.json();
+  const list = document.getElementById("runs");
+  list.replaceChildren(
+    ...runs.map((run) =>
+      element("li", { className: `past-run ${run.status}`, title: run.answer ?? run.error ?? "" }, [
+        element("span", { className: "question", text: run.question }),
+        element("span", {
+          className: "meta",
+          text: `${run.status}, ${run.startedAt.replace("T", " ").slice(0, 19)}${run.runId ? `, ${run.runId}` : ""}`,
+        }),
+      ]),
+    ),
+  );
+  if (runs.length === 0) list.append(element("li", { className: "meta", text: "none yet" }));
+}
+
 function sizeText(bytes) {
   if (bytes >= 1024 * 1024) return `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, "")} MiB`;
   if (bytes >= 1024) return `${(bytes / 1024).toFixed(1).replace(/\.0$/, "")} KiB`;
@@ -229,6 +249,23 @@ function showAnswer(card, data) {
   card.meta.textContent = `${(data.totalMs / 1000).toFixed(2)} s${tokens}, question ${data.conversationQuestions} of this conversation, run ${data.runId}`;
 }
 
+/** The most output lines a card shows while the program runs (the earliest go first). */
+const maxLiveLines = 500;
+
+/** One line the program wrote, as it runs: appended to the card's live output, bounded. */
+function showLine(card, data) {
+  if (!card.live) {
+    card.live = element("pre", { className: "live-output" });
+    card.progress.after(card.live);
+  }
+  const text = data.cut ? "(the rest of the output is not shown while it runs)" : data.line;
+  card.live.append(
+    element("span", { className: data.stream === "stderr" ? "stderr" : "", text: `${text}\n` }),
+  );
+  while (card.live.childElementCount > maxLiveLines) card.live.firstElementChild.remove();
+  card.live.scrollTop = card.live.scrollHeight;
+}
+
 function newCard(question) {
   const card = element("article", {
     className: newConversation ? "card" : "card follow-up",
@@ -270,6 +307,8 @@ async function ask(question) {
             highlighted(data.program),
           ]),
         );
+      } else if (name === "line") {
+        showLine(card, data);
       } else if (name === "tool") {
         card.details.append(
           element("p", {
@@ -286,6 +325,8 @@ async function ask(question) {
         );
       } else if (name === "answer") {
         card.progress.remove();
+        // The output as it ran gives way to each attempt's output, under Details.
+        card.live?.remove();
         showAnswer(card, data);
         card.card.dataset.state = "answered";
       } else if (name === "error") {
@@ -300,6 +341,7 @@ async function ask(question) {
     );
     card.card.dataset.state = "failed";
   } finally {
+    void loadRuns();
     if (card.card.dataset.state === "running") {
       card.progress.replaceChildren(
         element("span", { className: "error", text: "the desk's answer ended before the turn did" }),
@@ -323,3 +365,4 @@ document.getElementById("new-conversation").addEventListener("click", () => {
 });
 setUpDrop();
 void loadFiles();
+void loadRuns();

@@ -15,6 +15,7 @@ import { loadModel } from "../model-load.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { createProgress } from "../terminal/progress.ts";
 import { deskAgentBuilder } from "./desk-agent.ts";
+import { describeError, isSandboxProblem } from "./desk-errors.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
 
@@ -83,8 +84,8 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
   if (values.open) openBrowser(listener.url);
   await untilStopped();
   await listener.close();
-  await session.agent.close().catch(() => undefined);
-  await session.data.close();
+  await session.built?.agent.close().catch(() => undefined);
+  await session.built?.data.close();
   return 0;
 }
 
@@ -120,11 +121,15 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     image,
     quietProgress: createProgress({ stream: context.stderr, quiet: true }),
   });
-  const { agent, data } = await buildAgent(files, { progress, scans });
+  const built = await buildAgent(files, { progress, scans }).catch((error: unknown) => {
+    if (!isSandboxProblem(error)) throw error;
+    // The page still opens: each question shows this with its fix, and tries again.
+    context.stderr.write(`codeaction desk: the sandbox cannot start yet: ${describeError(error).message}\n`);
+    return undefined;
+  });
   progress.stop();
   return {
-    agent,
-    data,
+    built,
     files,
     buildAgent,
     uploadFolder,
@@ -133,7 +138,9 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     servers: serverCommandLines(values.server ?? [], servers),
     context,
     outRoot: resolve(context.cwd, values.out ?? "codeaction-out"),
-    journalPath: values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath),
+    journalPath: values["no-journal"]
+      ? undefined
+      : resolve(context.cwd, values.journal ?? defaultJournalPath),
     messages: [],
     busy: false,
   };

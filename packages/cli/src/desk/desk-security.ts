@@ -2,19 +2,24 @@ import type { IncomingMessage } from "node:http";
 import { bearerChecker } from "../mcp-server/http-token.ts";
 import { allowedHostnames, checkRequest, type Refusal } from "../mcp-server/request-checks.ts";
 
-/** The cookie the page carries after its first visit with `?token=`. */
-export const tokenCookie = "codeaction_desk";
+/**
+ * The cookie the page carries after its first visit with `?token=`, named by the desk's port:
+ * cookies do not tell ports apart, and two desks on one machine must not send each other's token.
+ */
+export function tokenCookie(port: number): string {
+  return `codeaction_desk_${port}`;
+}
 
 /**
  * The desk's checks, the same rules as `codeaction mcp --http` (request-checks.ts): a foreign Host
  * or Origin is 403, a missing or wrong token 401. The token comes as the HttpOnly cookie, as
  * `Authorization: Bearer`, or (the first visit only, on GET /) as `?token=`.
  */
-export function deskChecker(options: { host: string; token: string }) {
+export function deskChecker(options: { host: string; token: string; port: () => number }) {
   const hostnames = allowedHostnames(options.host);
   const bearerMatches = bearerChecker(options.token);
   return (request: IncomingMessage): Refusal | undefined => {
-    const given = tokenOf(request);
+    const given = tokenOf(request, tokenCookie(options.port()));
     const refusal = checkRequest(request, {
       hostnames,
       tokenMatches: () => bearerMatches(`Bearer ${given}`),
@@ -30,12 +35,12 @@ export function deskChecker(options: { host: string; token: string }) {
 }
 
 /** The token a request carries: the cookie, the Authorization header, or ?token= on the page itself. */
-function tokenOf(request: IncomingMessage): string {
+function tokenOf(request: IncomingMessage, cookieName: string): string {
   const cookie = (request.headers.cookie ?? "")
     .split(";")
     .map((part) => part.trim())
-    .find((part) => part.startsWith(`${tokenCookie}=`));
-  if (cookie) return cookie.slice(tokenCookie.length + 1);
+    .find((part) => part.startsWith(`${cookieName}=`));
+  if (cookie) return cookie.slice(cookieName.length + 1);
   const bearer = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? "");
   if (bearer?.[1]) return bearer[1];
   const url = new URL(request.url ?? "/", "http://localhost");

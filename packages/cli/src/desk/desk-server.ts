@@ -5,8 +5,10 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { supportedExtensions } from "../csv/data-formats.ts";
+import { describeError } from "./desk-errors.ts";
+import { readPastRuns } from "./desk-runs.ts";
 import { deskChecker, securityHeaders, tokenCookie } from "./desk-security.ts";
-import { askInDesk, type DeskEvent, type DeskSession, describeError } from "./desk-session.ts";
+import { askInDesk, type DeskEvent, type DeskSession } from "./desk-session.ts";
 import { maxUploadBytes, receiveUpload } from "./desk-upload.ts";
 
 /** The page's own files, served by name from the package's assets/desk folder; nothing else. */
@@ -41,11 +43,13 @@ export async function listenDesk(options: {
   token: string;
   session: DeskSession;
 }): Promise<DeskListener> {
-  const check = deskChecker({ host: options.host, token: options.token });
+  // The port is known once the server listens (0 asks for a free one); requests come after.
+  let port = options.port;
+  const check = deskChecker({ host: options.host, token: options.token, port: () => port });
   const http = createServer((request, response) => {
     const refusal = check(request);
     if (refusal) return respondJson(response, refusal.status, { error: refusal.message });
-    route(request, response, options).catch((error: unknown) => {
+    route(request, response, { ...options, port }).catch((error: unknown) => {
       if (!response.headersSent) respondJson(response, 500, describeError(error));
       else response.end();
     });
@@ -57,7 +61,7 @@ export async function listenDesk(options: {
       resolve();
     });
   });
-  const { port } = http.address() as AddressInfo;
+  port = (http.address() as AddressInfo).port;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}/?token=${encodeURIComponent(options.token)}`,
@@ -69,7 +73,7 @@ export async function listenDesk(options: {
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { token: string; session: DeskSession },
+  options: { token: string; session: DeskSession; port: number },
 ): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
   const path = url.pathname;
@@ -78,7 +82,7 @@ async function route(
     response.writeHead(303, {
       ...securityHeaders,
       location: "/",
-      "set-cookie": `${tokenCookie}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
+      "set-cookie": `${tokenCookie(options.port)}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
     });
     return void response.end();
   }
@@ -90,6 +94,10 @@ async function route(
       maxUploadBytes,
       extensions: supportedExtensions,
     });
+  }
+  if (request.method === "GET" && path === "/api/runs") {
+    const { journalPath } = options.session;
+    return respondJson(response, 200, { runs: journalPath ? await readPastRuns(journalPath) : [] });
   }
   if (request.method === "POST" && path === "/api/upload") {
     const answer = await receiveUpload(request, options.session, url.searchParams.get("name"));

@@ -7,17 +7,27 @@ import type { DataFileArgument } from "../csv/data-formats.ts";
 import { appendToJournal } from "../journal/append.ts";
 import type { ModelChoice } from "../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
-import { completeRunRecord, createRunRecord, failRunRecord, recordEvent } from "../run-record.ts";
+import {
+  completeRunRecord,
+  createRunRecord,
+  failRunRecord,
+  type RunRecord,
+  recordEvent,
+} from "../run-record.ts";
 import { parseAnswer } from "../terminal/format-answer.ts";
-import type { DeskAgentBuilder } from "./desk-agent.ts";
+import type { DeskAgent, DeskAgentBuilder } from "./desk-agent.ts";
+import { describeError } from "./desk-errors.ts";
 
 /** One message to the page, sent as a Server-Sent Event. */
 export type DeskEvent = { event: string; data: unknown };
 
 /** The desk's one conversation: the agent, the messages so far, where files and records go. */
 export type DeskSession = {
-  agent: Agent;
-  data: LoadedData;
+  /**
+   * The agent and its data, or none while the sandbox cannot start (Docker not running, the image
+   * missing): the next question builds it again, and shows the failure with its fix until it works.
+   */
+  built: DeskAgent | undefined;
   /** The data files the agent was built over: the given ones, then the uploads. */
   files: DataFileArgument[];
   /** Builds the agent again over a new list of files (after an upload). */
@@ -48,19 +58,24 @@ export async function askInDesk(
 ): Promise<void> {
   const { question, send } = options;
   if (options.newConversation) session.messages = [];
-  const record = createRunRecord({
-    question,
-    model: session.modelChoice,
-    pattern: "code-action",
-    image: session.image,
-    tables: session.data.tables,
-    toolNames: session.data.tools.map((tool) => tool.name),
-    servers: session.servers,
-  });
+  const built = await readyAgent(session, send);
+  if (!built) return;
+  const record: RunRecord = {
+    ...createRunRecord({
+      question,
+      model: session.modelChoice,
+      pattern: "code-action",
+      image: session.image,
+      tables: built.data.tables,
+      toolNames: built.data.tools.map((tool) => tool.name),
+      servers: session.servers,
+    }),
+    command: "desk",
+  };
   const started = performance.now();
   try {
     send({ event: "progress", data: { text: "waiting for the model" } });
-    const events = await session.agent.stream({
+    const events = await built.agent.stream({
       messages: [...session.messages, { role: "user", content: question }],
     });
     for await (const event of events) {
@@ -83,11 +98,27 @@ export async function askInDesk(
   }
 }
 
+/** The session's agent, built now when the sandbox could not start before; undefined (the error sent) when it still cannot. */
+async function readyAgent(
+  session: DeskSession,
+  send: (event: DeskEvent) => void,
+): Promise<DeskAgent | undefined> {
+  if (session.built) return session.built;
+  send({ event: "progress", data: { text: "starting the sandbox" } });
+  try {
+    session.built = await session.buildAgent(session.files);
+    return session.built;
+  } catch (error) {
+    send({ event: "error", data: describeError(error) });
+    return undefined;
+  }
+}
+
 async function finish(
   session: DeskSession,
   options: {
     result: AgentResult;
-    record: ReturnType<typeof createRunRecord>;
+    record: RunRecord;
     started: number;
     send: (event: DeskEvent) => void;
   },
@@ -152,6 +183,12 @@ function describeEvent(event: AgentEvent): DeskEvent | undefined {
           stderr: event.stderrTail,
         },
       };
+    case "program-output":
+      // Bounded by the run (core's live output: 2000 lines, 256 KiB, then one event with `cut`).
+      return {
+        event: "line",
+        data: { attempt: event.attempt, stream: event.stream, line: event.line, cut: event.cut === true },
+      };
     case "repair-start":
       return {
         event: "progress",
@@ -160,19 +197,4 @@ function describeEvent(event: AgentEvent): DeskEvent | undefined {
     default:
       return undefined;
   }
-}
-
-/** A failure as the page shows it: the message and, for the ones a user can act on, the fix. */
-export function describeError(error: unknown): { message: string; fix?: string } {
-  const message = error instanceof Error ? error.message : String(error);
-  if (/connect ENOENT|docker\.sock|Cannot connect to the Docker daemon|ECONNREFUSED/i.test(message)) {
-    return { message, fix: "Start Docker (the desk runs each program in a Docker sandbox), then ask again." };
-  }
-  if (/No such image|image .* not found|pull access denied/i.test(message)) {
-    return {
-      message,
-      fix: "Build the sandbox image: codeaction image build (add --data for pandas and matplotlib).",
-    };
-  }
-  return { message };
 }

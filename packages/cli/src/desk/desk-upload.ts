@@ -3,7 +3,8 @@ import { type FileHandle, lstat, mkdir, open, readdir, unlink } from "node:fs/pr
 import type { IncomingMessage } from "node:http";
 import { extname, join } from "node:path";
 import { formatFromPath, supportedExtensions } from "../csv/data-formats.ts";
-import { type DeskSession, describeError } from "./desk-session.ts";
+import { describeError } from "./desk-errors.ts";
+import type { DeskSession } from "./desk-session.ts";
 
 /** The largest data file the page may upload. */
 export const maxUploadBytes = 20 * 1024 * 1024;
@@ -173,9 +174,10 @@ async function addFile(session: DeskSession, path: string): Promise<UploadAnswer
       body: { error: described.message, fix: described.fix ?? "fix the file, then drop it again" },
     };
   }
-  const previous = { agent: session.agent, data: session.data };
-  Object.assign(session, built, { files });
-  await previous.agent.close().catch(() => undefined);
-  await previous.data.close();
+  const previous = session.built;
+  session.built = built;
+  session.files = files;
+  await previous?.agent.close().catch(() => undefined);
+  await previous?.data.close();
   return { status: 200, body: { name: path.split("/").at(-1) ?? path } };
 }

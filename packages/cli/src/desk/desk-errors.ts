@@ -1,0 +1,61 @@
+import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
+
+/** A failure as the page shows it: the message and, for the ones a user can act on, the fix. */
+export type DescribedError = { message: string; fix?: string };
+
+/**
+ * The message of a failure and its fix, by the `code` of the error or of one of its causes: Docker
+ * not running, the sandbox image missing, a data file the desk cannot read, a program that failed
+ * in every attempt. Anything else: the message alone.
+ */
+export function describeError(error: unknown): DescribedError {
+  const message = error instanceof Error ? error.message : String(error);
+  const found = codedCause(error);
+  const fix = found ? fixFor(found) : undefined;
+  if (fix) return { message, fix };
+  if (/connect ENOENT|docker\.sock|Cannot connect to the Docker daemon/i.test(message)) {
+    return { message, fix: startDocker };
+  }
+  return { message };
+}
+
+/** Docker not answering or the image missing: the desk starts anyway, and each question says so until it is fixed. */
+export function isSandboxProblem(error: unknown): boolean {
+  const code = codedCause(error)?.code;
+  return code === "docker-unavailable" || code === "image-missing";
+}
+
+const startDocker =
+  "Start Docker (the desk runs each program in a Docker sandbox), or point DOCKER_HOST at a running engine; then ask again.";
+
+type Coded = { code: string; image?: unknown };
+
+/** The first error along the cause chain (at most 8 deep) whose code the desk has a fix for. */
+function codedCause(error: unknown): Coded | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
+    const { code, image } = current as Error & { code?: unknown; image?: unknown };
+    if (typeof code === "string" && fixFor({ code, image })) return { code, image };
+    current = current.cause;
+  }
+  return undefined;
+}
+
+function fixFor(error: Coded): string | undefined {
+  switch (error.code) {
+    case "docker-unavailable":
+      return startDocker;
+    case "image-missing": {
+      const image = typeof error.image === "string" ? error.image : DEFAULT_IMAGE;
+      if (image === DEFAULT_IMAGE) return "Build the sandbox image: codeaction image build; then ask again.";
+      if (image === DATA_IMAGE) return "Build the data image: codeaction image build --data; then ask again.";
+      return `Build it: codeaction image build --tag ${image}; or restart the desk with --image naming an image you have (docker images lists them).`;
+    }
+    case "attempts-exhausted":
+      return "Every program the model wrote failed: read its output on this card (Output), then ask again saying more (the file, the columns, the result you want).";
+    case "csv-input":
+      return "Fix the file (or save it in another format the desk reads), then drop it again.";
+    default:
+      return undefined;
+  }
+}
