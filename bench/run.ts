@@ -1,4 +1,4 @@
-// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,hostile,failfast` for some
+// `pnpm bench` (add `--quick` for a smoke run, `--only turn,gvisor,cold,cli,idle,calls,remote,throughput,samples,desk,desk-page,hostile,failfast` for some
 // sections; `floods` alone runs the HTTP floods of `hostile`). Prints one table and writes the same figures as JSON to bench/results/. Every figure
 // that has a target is a ratio of variants measured side by side in this run, interleaved.
 import { mkdir, writeFile } from "node:fs/promises";
@@ -9,6 +9,7 @@ import { connectDocker } from "@codeaction/sandbox";
 import { measureCliAsk } from "./cli-ask.ts";
 import { measureColdPath } from "./cold-path.ts";
 import { type DeskSample, measureDesk } from "./desk.ts";
+import { measureDeskPage } from "./desk-page.ts";
 import { measureFailFast } from "./fail-fast.ts";
 import { measureHostile } from "./hostile.ts";
 import { measureHttpFloods } from "./http-floods.ts";
@@ -44,6 +45,7 @@ const plan = quick
       cliRounds: 2,
       idleRounds: 1,
       deskRounds: 1,
+      deskPageRounds: 2,
     }
   : {
       turnRounds: 20,
@@ -60,6 +62,7 @@ const plan = quick
       cliRounds: 8,
       idleRounds: 3,
       deskRounds: 3,
+      deskPageRounds: 8,
     };
 const poolSize = 2;
 
@@ -391,6 +394,24 @@ if (wanted("samples")) {
     met: slowest.p50 < 1.3,
     note: "near 1 when the samples run at once; near 2 when one waits for the other",
   });
+}
+
+if (wanted("desk-page")) {
+  const section = "analyst's desk page: one question (runc)";
+  const samples = await measureDeskPage({
+    bin: await installedBin(),
+    rounds: plan.deskPageRounds,
+    onProgress: progress,
+  });
+  const page = figure(
+    section,
+    '(m) codeaction desk in chromium: "Ask" clicked to the table rendered',
+    samples.page,
+    "ms",
+    "the seed question over orders.csv, replayed; the desk already running",
+  );
+  const ask = figure(section, "(n) codeaction ask, same replay, as a process: wall", samples.ask);
+  ratio(section, "(m)/(n) at p50", page.p50 / ask.p50, { text: "<= 1.3", met: page.p50 / ask.p50 <= 1.3 });
 }
 
 if (wanted("desk")) {
