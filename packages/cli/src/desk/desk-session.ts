@@ -1,8 +1,7 @@
 import { basename } from "node:path";
-import type { Agent, AgentEvent, AgentResult } from "@codeaction/core";
+import type { AgentEvent, AgentResult } from "@codeaction/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CliContext } from "../context.ts";
-import type { LoadedData } from "../csv/csv-tools.ts";
 import type { DataFileArgument } from "../csv/data-formats.ts";
 import { appendToJournal } from "../journal/append.ts";
 import type { ModelChoice } from "../model-choice.ts";
