@@ -1,6 +1,7 @@
 import { Agent as HttpsAgent } from "node:https";
 import { homedir } from "node:os";
 import Dockerode from "dockerode";
+import type { ContainerEngine } from "./engine/container-engine.ts";
 import {
   type EngineSettings,
   EngineSettingsProblem,
@@ -38,6 +39,11 @@ function modemOptions(options: Partial<Dockerode.DockerOptions>): Dockerode.Dock
     timeout: undefined,
   };
   return { ...base, ...options } as Dockerode.DockerOptions;
+}
+
+/** A client with dockerode's defaults (DOCKER_HOST or the local socket): the image builds' default engine. */
+export function defaultDocker(): ContainerEngine {
+  return new Dockerode();
 }
 
 /** The Dockerode options that dial a resolved engine (an ssh engine through its own agent). */

@@ -4,8 +4,9 @@ import { access, copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/prom
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import Dockerode from "dockerode";
+import { defaultDocker } from "./docker-connection.ts";
 import { statusCodeOf } from "./docker-operations.ts";
+import type { ContainerEngine } from "./engine/container-engine.ts";
 import { ImageBuildError } from "./errors/image-build-error.ts";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "./images/names.ts";
 
@@ -79,7 +80,7 @@ export async function recipeVersion(flavour: ImageFlavour): Promise<string> {
 export type ImageState = { name: string; state: "current" | "stale" | "missing"; version?: string };
 
 /** Whether the image of a flavour is present and built from the current recipe. */
-export async function imageState(docker: Dockerode, flavour: ImageFlavour): Promise<ImageState> {
+export async function imageState(docker: ContainerEngine, flavour: ImageFlavour): Promise<ImageState> {
   const name = imageName(flavour);
   const wanted = await recipeVersion(flavour);
   try {
@@ -95,7 +96,7 @@ export async function imageState(docker: Dockerode, flavour: ImageFlavour): Prom
 /** Options of `buildImage`: which flavour, which build path, and whether to rebuild a current image. */
 export type BuildImageOptions = {
   /** The engine to build on (default: dockerode's defaults, DOCKER_HOST or the local socket). */
-  docker?: Dockerode;
+  docker?: ContainerEngine;
   flavour?: ImageFlavour;
   method?: BuildMethod;
   /** Base image for the Dockerfile path (default python:3.11-slim). */
@@ -123,7 +124,7 @@ export type BuildImageResult = {
  */
 export async function buildImage(options: BuildImageOptions): Promise<BuildImageResult> {
   const started = performance.now();
-  options = { ...options, docker: options.docker ?? new Dockerode() };
+  options = { ...options, docker: options.docker ?? defaultDocker() };
   const flavour = options.flavour ?? "base";
   const name = options.tag ?? imageName(flavour);
   const version = await recipeVersion(flavour);
@@ -154,7 +155,7 @@ async function chooseMethod(options: BuildImageOptions): Promise<"offline" | "do
   return "dockerfile"; // the engine pulls the base; a failure says so below
 }
 
-async function imageExists(docker: Dockerode, name: string): Promise<boolean> {
+async function imageExists(docker: ContainerEngine, name: string): Promise<boolean> {
   try {
     await docker.getImage(name).inspect();
     return true;
@@ -249,7 +250,7 @@ async function buildOffline(
 }
 
 export type DebootstrapImageRecipe = {
-  docker?: Dockerode;
+  docker?: ContainerEngine;
   /** Image name to produce, "repository:tag". */
   name: string;
   /** Debian packages for `debootstrap --variant=minbase --include=...` (bookworm). */
@@ -272,7 +273,7 @@ export type DebootstrapImageRecipe = {
  */
 export async function buildDebootstrapImage(recipe: DebootstrapImageRecipe): Promise<void> {
   const name = recipe.name;
-  const docker = recipe.docker ?? new Dockerode();
+  const docker = recipe.docker ?? defaultDocker();
   const progress = recipe.onProgress ?? (() => {});
   if (!(await offlineAvailable())) {
     throw new ImageBuildError(

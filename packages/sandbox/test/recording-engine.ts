@@ -200,6 +200,14 @@ export class RecordingEngine implements ContainerEngine {
     };
   }
 
+  async buildImage(): Promise<never> {
+    throw new Error("the fake engine builds no images");
+  }
+
+  async importImage(): Promise<never> {
+    throw new Error("the fake engine imports no images");
+  }
+
   async createNetwork(): Promise<{ id: string }> {
     throw new Error("the fake engine has no networks");
   }

@@ -14,6 +14,7 @@ export type ImageInspectInfo = Dockerode.ImageInspectInfo;
 export type NetworkCreateOptions = Dockerode.NetworkCreateOptions;
 export type NetworkSummary = Dockerode.NetworkInspectInfo;
 export type HostConfig = Dockerode.HostConfig;
+export type ImageBuildOptions = Dockerode.ImageBuildOptions;
 /** What an exec's inspect says: whether it still runs, and its exit code once it ended. */
 export type ExecInspectInfo = { Running: boolean; ExitCode: number | null };
 
@@ -80,6 +81,13 @@ export type ContainerEngine = {
   getContainer(id: string): EngineContainer;
   listContainers(options: ListOptions): Promise<ContainerSummary[]>;
   getImage(name: string): { inspect(): Promise<ImageInspectInfo> };
+  /** `docker build` of a folder's files: the engine's progress as JSON lines (errors among them). */
+  buildImage(
+    source: { context: string; src: string[] },
+    options: ImageBuildOptions,
+  ): Promise<NodeJS.ReadableStream>;
+  /** `docker import` of a root filesystem tar: the engine's progress as JSON lines (errors among them). */
+  importImage(tar: NodeJS.ReadableStream, options: object): Promise<NodeJS.ReadableStream>;
   createNetwork(spec: NetworkCreateOptions): Promise<{ id: string }>;
   getNetwork(id: string): EngineNetwork;
   listNetworks(options: ListOptions): Promise<NetworkSummary[]>;

@@ -2,8 +2,9 @@ import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import Dockerode from "dockerode";
+import { defaultDocker } from "../docker-connection.ts";
 import { statusCodeOf } from "../docker-operations.ts";
+import type { ContainerEngine } from "../engine/container-engine.ts";
 import { buildDebootstrapImage, RECIPE_LABEL } from "../image.ts";
 
 /**
@@ -28,7 +29,7 @@ export async function proxyRecipeVersion(): Promise<string> {
 }
 
 /** Whether the proxy image is present and built from the current recipe. */
-export async function proxyImageState(docker: Dockerode): Promise<"current" | "stale" | "missing"> {
+export async function proxyImageState(docker: ContainerEngine): Promise<"current" | "stale" | "missing"> {
   const wanted = await proxyRecipeVersion();
   try {
     const info = await docker.getImage(proxyImage).inspect();
@@ -49,10 +50,15 @@ export type BuildProxyImageResult = {
 
 /** Builds the proxy image unless the present one matches the recipe (or `force`). */
 export async function buildProxyImage(
-  options: { docker?: Dockerode; force?: boolean; mirror?: string; onProgress?: (line: string) => void } = {},
+  options: {
+    docker?: ContainerEngine;
+    force?: boolean;
+    mirror?: string;
+    onProgress?: (line: string) => void;
+  } = {},
 ): Promise<BuildProxyImageResult> {
   const started = performance.now();
-  const docker = options.docker ?? new Dockerode();
+  const docker = options.docker ?? defaultDocker();
   const version = await proxyRecipeVersion();
   if (!options.force && (await proxyImageState(docker)) === "current") {
     return { name: proxyImage, version, method: "reused", durationMs: performance.now() - started };
