@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { buildAgent, parseBuildAgentOptions } from "./build-agent.ts";
+import { buildAgent } from "./build-agent.ts";
+import { parseBuildAgentOptions } from "./build-agent-options.ts";
 import { withDefaultPool } from "./code-action/code-action-sandbox.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { ScriptedChatModel } from "./testing/index.ts";

@@ -1,8 +1,9 @@
 export type { SandboxConfigInput, SandboxErrorCode } from "@codeaction/sandbox";
 export { SandboxConfigError, SandboxError } from "@codeaction/sandbox";
 export { CodeActionAgent, type ResumeOptions } from "./agent.ts";
-export type { Agent, BuildAgentOptions, CodeActionOptions, ModelOption } from "./build-agent.ts";
+export type { Agent } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
+export type { BuildAgentOptions, CodeActionOptions } from "./build-agent-options.ts";
 export {
   type CodeActionSandboxOptions,
   createCodeActionSandbox,
@@ -53,7 +54,7 @@ export { fromLangChainTool } from "./from-langchain.ts";
 export type { JsonSchemaType } from "./json-schema-type.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/on-demand.ts";
-export type { ChatModelRunnable } from "./model.ts";
+export type { ChatModelRunnable, ModelOption } from "./model.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";

@@ -1,6 +1,7 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import { buildAgent, parseBuildAgentOptions } from "../build-agent.ts";
+import { buildAgent } from "../build-agent.ts";
+import { parseBuildAgentOptions } from "../build-agent-options.ts";
 import { ConfigError } from "../errors/config-error.ts";
 import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
 import type { ToolSpec } from "../tool-spec.ts";
