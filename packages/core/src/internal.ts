@@ -1,6 +1,5 @@
 // @codeaction/core/internal: what @codeaction/cli needs beyond the public API. NOT a public
 // contract: it may change in any release. Applications import from "@codeaction/core".
-export { dataFilePath } from "./code-action/data-files.ts";
 export { defaultSandboxDescription } from "./code-action/prompt.ts";
 export type { StubbedTool } from "./code-action/python-stubs.ts";
 export { buildStubs, renderStubSignatures } from "./code-action/python-stubs.ts";

@@ -8,6 +8,7 @@ export { engineInfo } from "./engine/engine-info.ts";
 export type { EngineSettings } from "./engine/engine-settings.ts";
 export type { EndpointAttempt } from "./errors/docker-unavailable-error.ts";
 export { DockerUnavailableError } from "./errors/docker-unavailable-error.ts";
+export { FilePlacementError } from "./errors/file-placement-error.ts";
 export { ImageBuildError } from "./errors/image-build-error.ts";
 export { ImageMissingError } from "./errors/image-missing-error.ts";
 export { NetworkSetupError } from "./errors/network-setup-error.ts";
@@ -28,12 +29,8 @@ export type { CreateSessionOptions, SandboxManagerOptions } from "./manager-opti
 export type { EgressLogEntry } from "./network/access-log.ts";
 export type { BuildProxyImageResult } from "./network/proxy-image.ts";
 export { buildProxyImage, proxyImage } from "./network/proxy-image.ts";
-export {
-  type FileToPlace,
-  type PlacedFile,
-  type PlacingProgress,
-  readOnlyFileCommand,
-} from "./placed-files.ts";
+export { placedFileName, placedFilePath, placedFilesDirectory } from "./placed-file-path.ts";
+export { type PlacedFile, type PlacingProgress, readOnlyFileCommand } from "./placed-files.ts";
 export type { PoolStatus } from "./pool.ts";
 export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 export { SandboxSession } from "./session.ts";

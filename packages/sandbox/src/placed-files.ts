@@ -1,17 +1,16 @@
-// Host files placed read-only in a container before its program runs: the one command that writes
-// them (a session's spawn uses it for code-action's data files; a prelaunch's worker, which has no
-// session, streams files through it itself).
+// Host files placed read-only in a container before its program runs: where each goes (the one
+// mapping from a host file to its path inside) and the one routine that streams them in, used by a
+// prelaunch's worker (no session yet) and by `session.placeFiles` (the turn's data files).
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { posix } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { destroyStream } from "./docker-operations.ts";
 import type { EngineContainer } from "./engine/container-engine.ts";
+import { FilePlacementError } from "./errors/file-placement-error.ts";
 import { startExec, waitForExecExit } from "./exec.ts";
 import { captureOutput } from "./exec-stream.ts";
-
-/** A host file to place in the container: where it comes from and its absolute path inside. */
-export type FileToPlace = { hostPath: string; containerPath: string };
+import type { FileToPlace } from "./placed-file-path.ts";
 
 /** A file placed in a container before it was handed out: its path inside and its size. */
 export type PlacedFile = { containerPath: string; bytes: number };
@@ -44,57 +43,70 @@ export function readOnlyFileCommand(containerPath: string, options: { sealFolder
   return ["/bin/sh", "-c", script, "codeaction-place", base, dir];
 }
 
+/** Where one placement streams its files: a started container, with or without the seccomp guard. */
+export type PlacementTarget = { container: EngineContainer; guard: boolean };
+
 /**
- * Streams each file into the container (a prelaunch's worker: no session, no kill helper; the
- * command is ours and the program has not started), sealing the folder after the last; `onPlaced`
- * hears each file once it is in place. Rejects with the command's stderr (such as "No space left
- * on device") when one fails.
+ * THE placement routine: streams each file into the container through an exec's stdin (the root
+ * file system stays read-only), sealing the folder after the last; `onPlaced` hears each file once
+ * it is in place. Used by a prelaunch's worker (no session yet; the command is ours and no program
+ * has started) and by `session.placeFiles`. Rejects with a FilePlacementError (its `noSpace` set
+ * for a full /workspace) when one fails.
  */
-export async function placeHostFiles(
-  container: EngineContainer,
-  files: FileToPlace[],
-  options: {
-    guard: boolean;
-    onProgress?: (progress: PlacingProgress) => void;
-    onPlaced: (file: PlacedFile) => void;
-  },
+export async function placeFiles(
+  target: PlacementTarget,
+  files: readonly FileToPlace[],
+  options: { onProgress?: (progress: PlacingProgress) => void; onPlaced?: (file: PlacedFile) => void },
 ): Promise<void> {
   for (const [index, file] of files.entries()) {
-    const { size } = await stat(file.hostPath);
-    const argv = readOnlyFileCommand(file.containerPath, { sealFolder: index === files.length - 1 });
-    const { exec, stream } = await startExec(container, {
-      argv,
-      cwd: "/",
-      stdin: true,
-      guard: options.guard,
+    const bytes = await placeOneFile(target, file, {
+      sealFolder: index === files.length - 1,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const output = captureOutput(stream, { stdout: 4096, stderr: 4096 });
-    const source = createReadStream(file.hostPath, { highWaterMark: placeChunkBytes });
-    const report = (bytesCopied: number) =>
-      options.onProgress?.({ containerPath: file.containerPath, bytesCopied, totalBytes: size });
-    let nextReport = reportEveryBytes;
-    source.on("data", () => {
-      if (source.bytesRead < nextReport || source.bytesRead >= size) return;
-      report(source.bytesRead);
-      nextReport = source.bytesRead + reportEveryBytes;
-    });
-    const copying = pipeline(source, stream).then(
-      () => true,
-      () => false,
-    );
-    // A command that ended early (a full disk) reads no more of its stdin: stop writing then.
-    const copied = await Promise.race([copying, output.ended.then(() => false)]);
-    if (!copied) {
-      source.destroy();
-      destroyStream(stream);
-    }
-    await output.ended;
-    const exitCode = await waitForExecExit(exec);
-    if (exitCode !== 0) {
-      const problem = output.stderr.contents().toString("utf8").trim() || `exit ${exitCode}`;
-      throw new Error(`placing ${file.hostPath} at ${file.containerPath} failed: ${problem}`);
-    }
-    report(size);
-    options.onPlaced({ containerPath: file.containerPath, bytes: size });
+    options.onPlaced?.({ containerPath: file.containerPath, bytes });
   }
+}
+
+/** Streams one file in; resolves with its size once it is in place under its final name. */
+async function placeOneFile(
+  target: PlacementTarget,
+  file: FileToPlace,
+  options: { sealFolder: boolean; onProgress?: (progress: PlacingProgress) => void },
+): Promise<number> {
+  const { size } = await stat(file.hostPath);
+  const argv = readOnlyFileCommand(file.containerPath, { sealFolder: options.sealFolder });
+  const { exec, stream } = await startExec(target.container, {
+    argv,
+    cwd: "/",
+    stdin: true,
+    guard: target.guard,
+  });
+  const output = captureOutput(stream, { stdout: 4096, stderr: 4096 });
+  const source = createReadStream(file.hostPath, { highWaterMark: placeChunkBytes });
+  const report = (bytesCopied: number) =>
+    options.onProgress?.({ containerPath: file.containerPath, bytesCopied, totalBytes: size });
+  let nextReport = reportEveryBytes;
+  source.on("data", () => {
+    if (source.bytesRead < nextReport || source.bytesRead >= size) return;
+    report(source.bytesRead);
+    nextReport = source.bytesRead + reportEveryBytes;
+  });
+  const copying = pipeline(source, stream).then(
+    () => true,
+    () => false,
+  );
+  // A command that ended early (a full disk) reads no more of its stdin: stop writing then.
+  const copied = await Promise.race([copying, output.ended.then(() => false)]);
+  if (!copied) {
+    source.destroy();
+    destroyStream(stream);
+  }
+  await output.ended;
+  const exitCode = await waitForExecExit(exec);
+  if (exitCode !== 0) {
+    const reason = output.stderr.contents().toString("utf8").trim() || `exit ${exitCode}`;
+    throw new FilePlacementError({ ...file, bytes: size, reason });
+  }
+  report(size);
+  return size;
 }

@@ -9,9 +9,10 @@ import { SandboxError } from "./errors/sandbox-error.ts";
 import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
+import { ContainerPlacements } from "./file-placements.ts";
 import { KillHelper } from "./kill-helper.ts";
 import type { LaunchedContainer } from "./launch.ts";
-import type { PlacedFile } from "./placed-files.ts";
+import type { PlacedFile, PlacingProgress } from "./placed-files.ts";
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
@@ -33,6 +34,8 @@ const packageSpecification =
 export class SandboxSession {
   readonly config: SandboxConfig;
   private launched: LaunchedContainer;
+  /** The host files placed in the current container (a new container starts with none). */
+  private placements: ContainerPlacements;
   private readonly internals: SessionInternals;
   private logger: Logger | undefined;
   private destroyed = false;
@@ -46,6 +49,7 @@ export class SandboxSession {
     this.internals = internals;
     this.config = internals.config;
     this.launched = internals.launched;
+    this.placements = new ContainerPlacements(internals.launched);
     this.logger = internals.logger?.child({ containerId: internals.launched.containerId.slice(0, 12) });
     const session = this;
     this.host = {
@@ -134,6 +138,7 @@ export class SandboxSession {
       this.logger?.warn({ reason }, "recycling the sandbox container");
       await teardownContainer(old).catch(() => undefined);
       this.launched = await this.internals.relaunch();
+      this.placements = new ContainerPlacements(this.launched);
       this.logger = this.internals.logger?.child({ containerId: this.launched.containerId.slice(0, 12) });
     })();
     try {
@@ -275,12 +280,33 @@ export class SandboxSession {
   }
 
   /**
-   * The files a prelaunch places in this container (its `files`: their paths and sizes), once its
-   * worker is done: it hands the container over first and places them meanwhile. Those placed
-   * before a failure (a full /workspace) only; none for any other container.
+   * Places host files read-only in the container, each at /workspace/data/<its name>
+   * (`placedFilePath`), the folder sealed (0555) after: streamed through an exec's stdin, the root
+   * file system stays read-only. Idempotent: a file already there (placed by a prelaunch's worker,
+   * which this waits for, or by an earlier call; same place, same size) is not copied again, and
+   * `onProgress` hears it once at its full size; for the others every 4 MiB and at each file's end.
+   * Rejects with a FilePlacementError (`noSpace` for a full /workspace: raise `diskLimit`).
+   */
+  placeFiles(
+    hostPaths: readonly string[],
+    options: { onProgress?: (progress: PlacingProgress) => void } = {},
+  ): Promise<PlacedFile[]> {
+    return this.placements.place(hostPaths, {
+      ...options,
+      before: async () => {
+        await this.host.ready();
+        await this.helperReady(this.launched);
+      },
+    });
+  }
+
+  /**
+   * The files placed in this container so far: a prelaunch's (its worker hands the container over
+   * first and places them meanwhile; this waits for it; those placed before a failure such as a
+   * full /workspace only), then those of `placeFiles`. None in a new container.
    */
   async filesPlaced(): Promise<readonly PlacedFile[]> {
-    return (await this.launched.placedFiles) ?? [];
+    return this.placements.list();
   }
 
   /** `docker inspect` of the current container. */

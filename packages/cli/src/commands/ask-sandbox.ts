@@ -4,7 +4,7 @@ import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import type { Agent, ModelOption, ServerSpec } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
-import type { FileToPlace, SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
+import type { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { Logger } from "pino";
 import type { LoadedData } from "../csv/csv-tools.ts";
 import type { DataFileArgument } from "../csv/data-formats.ts";
@@ -34,11 +34,8 @@ export function worthAWorker(files: DataFileArgument[]): boolean {
  * The data files the prelaunch places at /workspace/data while LangChain loads (the turn copies only
  * what is not there yet): all but parquet files, which reach the sandbox as their CSV conversion.
  */
-export async function filesToPlace(files: DataFileArgument[]): Promise<FileToPlace[]> {
-  const direct = files.filter((file) => file.format !== "parquet");
-  if (direct.length === 0) return [];
-  const { dataFilePath } = await import("@codeaction/core/internal");
-  return direct.map((file) => ({ hostPath: file.path, containerPath: dataFilePath(file.path) }));
+export function filesToPlace(files: DataFileArgument[]): string[] {
+  return files.filter((file) => file.format !== "parquet").map((file) => file.path);
 }
 
 export async function filesExist(paths: string[]): Promise<boolean> {

@@ -40,7 +40,7 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const files = dataFileArguments({ csv: values.csv, file: values.file });
   const prelaunch =
     image !== undefined && worthAWorker(files) && (await filesExist(files.map((file) => file.path)))
-      ? SandboxPrelaunch.start(askSandbox(image), { files: await filesToPlace(files) })
+      ? SandboxPrelaunch.start(askSandbox(image), { files: filesToPlace(files) })
       : undefined;
   // The data files are scanned in worker threads meanwhile, too.
   const scans = scanInThreads(files);

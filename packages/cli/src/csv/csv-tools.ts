@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { dataFilePath } from "@codeaction/core/internal";
+import { placedFilePath } from "@codeaction/sandbox/prelaunch";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import { stringify } from "csv-stringify";
 import { describeReading, type Progress } from "../terminal/progress.ts";
@@ -62,7 +62,7 @@ export async function loadCsvTools(
       loaded.tables.push(table);
       loaded.sandboxFiles.push(sandboxFile);
       loaded.tools.push(
-        csvTool(table, { name, ...(options.sandbox ? { dataPath: dataFilePath(sandboxFile) } : {}) }),
+        csvTool(table, { name, ...(options.sandbox ? { dataPath: placedFilePath(sandboxFile) } : {}) }),
       );
     }
   } catch (error) {

@@ -10,10 +10,10 @@ import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
+import { placeDataFiles } from "./data-files.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { askWithSearches } from "./function-lookup.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
-import { placeDataFiles } from "./place-data-files.ts";
 import { outputBytesOf, type ProgramRun, runProgram, spawnRelay } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
@@ -197,19 +197,7 @@ async function runInContainer(
   // With data files, the relay starts while they stream in (it waits for the program).
   const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
   try {
-    if (options.dataFiles?.length) {
-      const placed = await session.filesPlaced();
-      if (placed.length > 0) logger?.debug({ placed }, "files placed before the turn (a prelaunch's)");
-      await placeDataFiles(session, options.dataFiles, (copy) =>
-        emit({
-          type: "data-file-copy",
-          runId,
-          attempt: attemptNumber,
-          ...(sample ? { sample } : {}),
-          ...copy,
-        }),
-      );
-    }
+    if (options.dataFiles?.length) await placeDataFilesFor(context, session, attemptOptions);
     const run = await runProgram({
       session,
       ...(relay ? { relay } : {}),
@@ -382,4 +370,24 @@ function pick<Source extends object, Key extends keyof Source>(
   return Object.fromEntries(
     keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
   ) as Partial<Pick<Source, Key>>;
+}
+
+/** The turn's data files placed in the attempt's container, each report a `data-file-copy` event. */
+async function placeDataFilesFor(
+  context: TurnContext,
+  session: SandboxSession,
+  attemptOptions: AttemptOptions,
+): Promise<void> {
+  const { attemptNumber, sample, logger } = attemptOptions;
+  const placed = await session.filesPlaced();
+  if (placed.length > 0) logger?.debug({ placed }, "files placed before the turn (a prelaunch's)");
+  await placeDataFiles(session, context.options.dataFiles ?? [], (copy) =>
+    context.emit({
+      type: "data-file-copy",
+      runId: context.runId,
+      attempt: attemptNumber,
+      ...(sample ? { sample } : {}),
+      ...copy,
+    }),
+  );
 }

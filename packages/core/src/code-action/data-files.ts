@@ -1,18 +1,18 @@
 import { stat } from "node:fs/promises";
 import { basename } from "node:path";
+import {
+  FilePlacementError,
+  placedFileName,
+  placedFilesDirectory,
+  type SandboxSession,
+} from "@codeaction/sandbox";
 import { CodeActionError } from "../errors/code-action-error.ts";
-import { sanitiseName } from "./output-names.ts";
 
-/** Where data files given to an agent appear inside each sandbox, read-only. */
-export const dataDirectory = "/workspace/data";
+/** Where data files given to an agent appear inside each sandbox, read-only (the sandbox decides). */
+export const dataDirectory = placedFilesDirectory;
 
-/** A host file placed in every sandbox at /workspace/data/<name>. */
+/** A host file placed in every sandbox at /workspace/data/<name> (`placedFileName`). */
 export type DataFile = { path: string; name: string; size: number };
-
-/** Where the host file at `path` appears inside each sandbox: /workspace/data/<its sanitised name>. */
-export function dataFilePath(path: string): string {
-  return `${dataDirectory}/${sanitiseName([basename(path)])}`;
-}
 
 /** Room left in /workspace for the bridge, the program's own files and /workspace/out. */
 const workspaceReserveBytes = 16 * 1024 * 1024;
@@ -33,7 +33,7 @@ export async function describeDataFiles(paths: string[], workspaceBytes: number)
     });
     if (!info.isFile())
       throw dataFileError(`the data file ${path} is not a regular file; give a file, not a folder`);
-    const name = sanitiseName([basename(path)]);
+    const name = placedFileName(path);
     if (taken.has(name)) {
       throw dataFileError(`two data files would both be /workspace/data/${name}; rename one of them`);
     }
@@ -60,6 +60,42 @@ export type DataFileCopy = { name: string; bytesCopied: number; totalBytes: numb
 
 export function megabytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/**
+ * The data files placed in a session's container by the sandbox's one placement routine
+ * (`session.placeFiles`: what a prelaunch placed is not copied again); `onCopy` hears every 4 MiB
+ * and each file's end. A failure is a data-file error, naming the disk limit when /workspace was full.
+ */
+export async function placeDataFiles(
+  session: Pick<SandboxSession, "placeFiles">,
+  files: DataFile[],
+  onCopy?: (copy: DataFileCopy) => void,
+): Promise<void> {
+  try {
+    await session.placeFiles(
+      files.map((file) => file.path),
+      {
+        onProgress: ({ containerPath, bytesCopied, totalBytes }) =>
+          onCopy?.({ name: basename(containerPath), bytesCopied, totalBytes }),
+      },
+    );
+  } catch (error) {
+    throw placementError(error, files);
+  }
+}
+
+/** A failed placement as code-action's data-file error: the disk limit named when /workspace was full. */
+function placementError(error: unknown, files: DataFile[]): unknown {
+  if (!FilePlacementError.isInstance(error)) return error;
+  const file = files.find((candidate) => candidate.path === error.hostPath);
+  const size = file?.size ?? error.bytes;
+  return dataFileError(
+    error.noSpace
+      ? `the data file ${error.hostPath} (${megabytes(size)}) did not fit in the sandbox's /workspace; raise sandbox.diskLimit`
+      : `the data file ${error.hostPath} could not be placed at ${error.containerPath}: ${error.reason}`,
+    error,
+  );
 }
 
 export function dataFileError(message: string, cause?: unknown): CodeActionError {

@@ -9,6 +9,8 @@ export type SandboxErrorCode =
   | "engine-unsupported"
   | "file-list-failed"
   | "file-not-found"
+  /** A host file could not be placed in the container (`session.placeFiles`). */
+  | "file-placement"
   | "file-read-failed"
   | "file-timeout"
   | "file-write-failed"

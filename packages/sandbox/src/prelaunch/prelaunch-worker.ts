@@ -7,7 +7,7 @@ import { destroyStream, removeContainer } from "../docker-operations.ts";
 import { detectEngineDialect } from "../engine/engine-dialect.ts";
 import { buildLabels } from "../labels.ts";
 import { launchForHandover } from "../launch.ts";
-import { type PlacedFile, placeHostFiles } from "../placed-files.ts";
+import { type PlacedFile, placeFiles as streamFiles } from "../placed-files.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "../readiness.ts";
 import { allocateIdentity } from "../user-ids.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
@@ -86,8 +86,7 @@ async function launch(): Promise<void> {
 async function placeFiles(container: NonNullable<typeof launched>): Promise<WorkerReport> {
   const placed: PlacedFile[] = [];
   try {
-    await placeHostFiles(container.container, input.files, {
-      guard: container.guardExecs,
+    await streamFiles({ container: container.container, guard: container.guardExecs }, input.files, {
       onProgress: (progress) => report({ type: "placing", ...progress }),
       onPlaced: (file) => placed.push(file),
     });

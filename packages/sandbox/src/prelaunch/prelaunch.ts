@@ -6,7 +6,8 @@ import { PassThrough } from "node:stream";
 import { Worker } from "node:worker_threads";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
-import type { FileToPlace, PlacedFile, PlacingProgress } from "../placed-files.ts";
+import { type FileToPlace, filesToPlace } from "../placed-file-path.ts";
+import type { PlacedFile, PlacingProgress } from "../placed-files.ts";
 import { workerEnvironment } from "./worker-env.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 
@@ -119,23 +120,17 @@ export class SandboxPrelaunch {
     options: {
       deadlineSeconds?: number;
       /**
-       * Host files to place read-only in the container (each at its absolute `containerPath`,
-       * under /workspace; the last one's folder sealed read-only), while this thread is busy:
-       * code-action's data files (`dataFilePath` names their places). The container is handed
-       * over before they are in (the manager's read-back and kill helper start meanwhile); the
-       * session's `filesPlaced()` waits for them, and a turn skips those placed with the same
-       * size. A failed placement (a full /workspace) leaves the rest to the turn, which copies them
-       * and reports the disk limit.
+       * Host files to place read-only in the container while this thread is busy, each where
+       * `session.placeFiles` puts it (/workspace/data/<its name>, `placedFilePath`; the folder
+       * sealed read-only): code-action's data files. The container is handed over before they
+       * are in (the manager's read-back and kill helper start meanwhile); the session's
+       * `filesPlaced()` waits for them, and its `placeFiles` skips them. A failed placement (a full
+       * /workspace) leaves the rest to the turn, which copies them and reports the disk limit.
        */
-      files?: FileToPlace[];
+      files?: readonly string[];
     } = {},
   ): SandboxPrelaunch {
-    for (const file of options.files ?? []) {
-      if (!file.containerPath.startsWith("/workspace/") || file.containerPath.includes("/../")) {
-        throw new RangeError(`a prelaunch places files under /workspace only, not at ${file.containerPath}`);
-      }
-    }
-    return new SandboxPrelaunch(config, options.deadlineSeconds ?? 3600, options.files ?? []);
+    return new SandboxPrelaunch(config, options.deadlineSeconds ?? 3600, filesToPlace(options.files ?? []));
   }
 
   /** The container, once: later calls, and a failed start, resolve with undefined. */
