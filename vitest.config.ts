@@ -4,12 +4,17 @@ import { defineConfig } from "vitest/config";
 // real engine (scripts/setup.sh makes sure one answers); `packaging` and `faults` run alone.
 // No per-project pool size: Vitest 3's forks pool reads poolOptions from the root config only
 // (createForksPool reads vitest.config.poolOptions.forks), so one set here never took effect.
+// A warm relay a session hands out that is not the command a turn needs is an error in every test
+// (in production the turn starts its own relay and logs why: relay-process.ts).
+const env = { CODEACTION_WARM_MISMATCH: "error" };
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: "unit",
+          env,
           include: [
             "packages/*/src/**/*.test.ts",
             "packages/*/test/**/*.test.ts",
@@ -23,6 +28,7 @@ export default defineConfig({
       {
         test: {
           name: "docker",
+          env,
           include: [
             "packages/*/src/**/*.docker.test.ts",
             "packages/*/test/**/*.docker.test.ts",
@@ -40,6 +46,7 @@ export default defineConfig({
         // The adversarial catalogue (docs/security.md): hostile programs under runc and gVisor.
         test: {
           name: "security",
+          env,
           include: ["tests/security/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 120_000,
@@ -52,6 +59,7 @@ export default defineConfig({
         // against the real engine (scripts/test.sh builds the packages first).
         test: {
           name: "packaging",
+          env,
           include: ["tests/packaging/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 600_000,
@@ -63,6 +71,7 @@ export default defineConfig({
         // Faults of the machinery: SIGKILLed hosts, a restarted dockerd. Run alone (it restarts dockerd).
         test: {
           name: "faults",
+          env,
           include: ["tests/faults/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 300_000,

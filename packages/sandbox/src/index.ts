@@ -33,4 +33,4 @@ export { placedFileName, placedFilePath, placedFilesDirectory } from "./placed-f
 export { type PlacedFile, type PlacingProgress, readOnlyFileCommand } from "./placed-files.ts";
 export type { PoolStatus } from "./pool.ts";
 export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
-export { SandboxSession } from "./session.ts";
+export { SandboxSession, type WarmHandle } from "./session.ts";

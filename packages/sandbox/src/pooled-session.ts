@@ -4,7 +4,7 @@ import { destroyStream } from "./docker-operations.ts";
 import { type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import type { LaunchedContainer } from "./launch.ts";
-import { SandboxSession, type SessionInternals } from "./session.ts";
+import { SandboxSession, type SessionInternals, type WarmHandle } from "./session.ts";
 
 type Socket = NodeJS.ReadWriteStream & { ref?: () => void; unref?: () => void };
 
@@ -67,14 +67,6 @@ export class WarmProcess {
     return !this.ended;
   }
 
-  matches(argv: string[], options: { env?: Record<string, string>; cwd?: string }): boolean {
-    const noExtras =
-      (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
-    return (
-      noExtras && argv.length === this.argv.length && argv.every((part, index) => part === this.argv[index])
-    );
-  }
-
   /** Hands the process out: from now on its connection keeps the host process alive like any exec. */
   claim(): SpawnedProcess {
     this.socket.ref?.();
@@ -92,9 +84,10 @@ export class WarmProcess {
 }
 
 /**
- * A session whose container came from the warm pool. Its first `spawn` of the warm command (same
- * argv, no env, no cwd) gets the process already running in the container: no exec on the critical
- * path. Any other spawn works as usual. The container still serves this one session only.
+ * A session whose container came from the warm pool. `takeWarm()` hands out the warm command's
+ * process, already running in the container: no exec on the critical path. As a shortcut, its first
+ * `spawn` of the warm command (same argv, no env, no cwd) claims it too. Any other spawn works as
+ * usual (and ends the warm process unused). The container still serves this one session only.
  */
 export class PooledSession extends SandboxSession {
   readonly createdAt: number;
@@ -115,16 +108,29 @@ export class PooledSession extends SandboxSession {
     return this.connected && (this.warm === undefined || this.warm.alive);
   }
 
+  override takeWarm(): WarmHandle | undefined {
+    const warm = this.warm;
+    this.warm = undefined;
+    if (!warm?.alive) {
+      warm?.close();
+      return undefined;
+    }
+    return {
+      argv: warm.argv,
+      claim: () => {
+        this.claimed = warm;
+        return warm.claim();
+      },
+      close: () => warm.close(),
+    };
+  }
+
   override spawn(
     argv: string[],
     options: { env?: Record<string, string>; cwd?: string } = {},
   ): SpawnedProcess {
-    const warm = this.warm;
-    this.warm = undefined;
-    if (warm?.alive && warm.matches(argv, options)) {
-      this.claimed = warm;
-      return warm.claim();
-    }
+    const warm = this.takeWarm();
+    if (warm && sameCommand(warm.argv, argv, options)) return warm.claim();
     warm?.close();
     return super.spawn(argv, options);
   }
@@ -140,4 +146,15 @@ export class PooledSession extends SandboxSession {
       this.claimed?.close();
     }
   }
+}
+
+/** Whether a spawn asks for exactly the warm command: the same argv, no env, no cwd. */
+function sameCommand(
+  warmArgv: readonly string[],
+  argv: string[],
+  options: { env?: Record<string, string>; cwd?: string },
+): boolean {
+  const noExtras =
+    (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
+  return noExtras && argv.length === warmArgv.length && argv.every((part, index) => part === warmArgv[index]);
 }

@@ -23,6 +23,17 @@ export type SessionInternals = {
   logger?: Logger;
 };
 
+/**
+ * The manager's `warmCommand`, already running in a session's container, handed out once by
+ * `session.takeWarm()`: its argv (to check it is the command wanted), `claim()` for the process,
+ * `close()` to end it unused.
+ */
+export type WarmHandle = {
+  readonly argv: readonly string[];
+  claim(): SpawnedProcess;
+  close(): void;
+};
+
 /** `name`, `name[extra]`, `name==1.2`, `name>=1,<2`: one PEP 508-style specifier, no URLs, no options. */
 const packageSpecification =
   /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?(?:\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?(?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
@@ -277,6 +288,15 @@ export class SandboxSession {
       ],
       {},
     );
+  }
+
+  /**
+   * The process of the manager's `warmCommand` already running in this container, handed out once
+   * (later calls: undefined). Only a container from the warm pool or a warm prelaunch has one; an
+   * ordinary session never does. The caller checks `argv` and claims it, or closes it.
+   */
+  takeWarm(): WarmHandle | undefined {
+    return undefined;
   }
 
   /**

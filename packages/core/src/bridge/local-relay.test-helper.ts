@@ -3,12 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  type ProgramRun,
-  type RunProgramOverOptions,
-  relayCommand,
-  runProgramOver,
-} from "../code-action/run-program.ts";
+import { relayCommand } from "../code-action/relay-process.ts";
+import { type ProgramRun, type RunProgramOverOptions, runProgramOver } from "../code-action/run-program.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { RelayProcess } from "./host-bridge.ts";
 

@@ -14,7 +14,8 @@ import { placeDataFiles } from "./data-files.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { askWithSearches } from "./function-lookup.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
-import { outputBytesOf, type ProgramRun, runProgram, spawnRelay } from "./run-program.ts";
+import { spawnRelay } from "./relay-process.ts";
+import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
 
@@ -195,7 +196,9 @@ async function runInContainer(
     tracker.tools,
   );
   // With data files, the relay starts while they stream in (it waits for the program).
-  const relay = options.dataFiles?.length ? spawnRelay(session, settings.preimport) : undefined;
+  const relay = options.dataFiles?.length
+    ? spawnRelay(session, settings.preimport, logger ? { logger } : {})
+    : undefined;
   try {
     if (options.dataFiles?.length) await placeDataFilesFor(context, session, attemptOptions);
     const run = await runProgram({

@@ -2,7 +2,7 @@ import type { SandboxConfigInput, SandboxManager, SandboxPrelaunch } from "@code
 import type { Logger } from "pino";
 import { z } from "zod";
 import { newSandboxManager } from "./new-sandbox-manager.ts";
-import { relayCommand } from "./run-program.ts";
+import { relayCommand } from "./relay-process.ts";
 
 /** A Python module's dotted name, such as `pandas` or `matplotlib.pyplot`. */
 const pythonModuleName = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

@@ -7,7 +7,8 @@ import { LiveOutput } from "../tracing/live-output.ts";
 import type { AgentEvent, ApprovalHook } from "../types.ts";
 import { newSandboxManager } from "./new-sandbox-manager.ts";
 import { renderStubSignatures, renderStubsModule } from "./python-stubs.ts";
-import { type ProgramRun, relayCommand, runProgram } from "./run-program.ts";
+import { relayCommand } from "./relay-process.ts";
+import { type ProgramRun, runProgram } from "./run-program.ts";
 
 /** Options of `createProgramRunner`: the tools a program may call, the sandbox settings, the caps and hooks of a turn. */
 export type ProgramRunnerOptions = {

@@ -5,8 +5,9 @@ import {
   type RelayProcess,
   runBridge,
 } from "../bridge/host-bridge.ts";
-import { relaySource, toolsModuleSource } from "../bridge/python-sources.ts";
+import { toolsModuleSource } from "../bridge/python-sources.ts";
 import type { AttemptStatus, OutputBytes, ToolCallRecord } from "../types.ts";
+import { spawnRelay } from "./relay-process.ts";
 
 /** A run's settings: the bridge's own (see BridgeOptions), the container, and the program's stubs. */
 export type RunProgramOptions = Pick<
@@ -64,14 +65,6 @@ export function outputBytesOf(source: OutputBytes): OutputBytes {
 }
 
 /**
- * The relay's own command line: one exec per run, stdin attached. Its arguments are the modules the
- * program's interpreter imports while it waits (checked names: preimportSchema).
- */
-export function relayCommand(preimport: readonly string[] = []): string[] {
-  return ["python3", "-I", "-c", relaySource(), ...preimport];
-}
-
-/**
  * Runs one program in `session`'s container through the tool bridge: one exec of the relay, which
  * runs the program and carries its tool calls (docs/bridge-protocol.md). Never throws for anything
  * the program or the channel does: the status says how the run ended. The caller closes the
@@ -80,31 +73,17 @@ export function relayCommand(preimport: readonly string[] = []): string[] {
 export async function runProgram(
   options: RunProgramOptions & { relay?: RelayProcess | Error },
 ): Promise<ProgramRun> {
-  const process = options.relay ?? spawnRelay(options.session, options.preimport);
+  const process =
+    options.relay ??
+    spawnRelay(options.session, options.preimport, options.logger ? { logger: options.logger } : {});
   if (process instanceof Error) {
     return infrastructureRun(`could not start the bridge relay: ${process.message}`);
   }
   return runProgramOver({ ...options, process, inspect: () => options.session.inspect() });
 }
 
-/**
- * Starts the relay's exec (the error when it could not start). It waits for its start frame, so it
- * may start early: while data files stream in, its exec and interpreter start-up are off the run's
- * critical path.
- */
-export function spawnRelay(
-  session: Pick<SandboxSession, "spawn">,
-  preimport: readonly string[] = [],
-): RelayProcess | Error {
-  try {
-    return session.spawn(relayCommand(preimport));
-  } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
-  }
-}
-
 export type RunProgramOverOptions = Omit<RunProgramOptions, "session"> & {
-  /** The relay's process, already started with relayCommand(). */
+  /** The relay's process, already started with relayCommand() (relay-process.ts). */
   process: RelayProcess;
   /** The container's inspect, asked whether the kernel killed something for lack of memory. */
   inspect?: () => Promise<{ State?: { OOMKilled?: boolean; Running?: boolean } }>;

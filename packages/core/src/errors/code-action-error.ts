@@ -18,7 +18,9 @@ export type CodeActionErrorCode =
   | "scripted-replies-exhausted"
   | "tool-calling-unsupported"
   | "tool-input-invalid"
-  | "tool-value-unmappable";
+  | "tool-value-unmappable"
+  /** The warm relay a session handed out is not the command the turn needs (CODEACTION_WARM_MISMATCH=error). */
+  | "warm-mismatch";
 
 const marker = "codeaction.core.error";
 const symbol = Symbol.for(marker);
