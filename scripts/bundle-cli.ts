@@ -12,7 +12,7 @@ import { build, type Plugin } from "esbuild";
 /** The command's entry and the worker threads' entries: each a file of its own in the bundle. */
 const entries = {
   main: "packages/cli/src/main.ts",
-  "scan-worker": "packages/cli/src/csv/scan-worker.ts",
+  "scan-worker": "packages/cli/src/data-files/scan-worker.ts",
   "prelaunch-worker": "packages/sandbox/src/prelaunch/prelaunch-worker.ts",
 };
 
@@ -20,7 +20,10 @@ const entries = {
  * Modules that start a worker by `new URL("./<entry>.js", import.meta.url)`: in the bundle, the
  * chunk that holds them sits beside the worker's entry, so their import.meta.url stays the chunk's.
  */
-const workerStarters = ["packages/cli/src/csv/scan-thread.ts", "packages/sandbox/src/prelaunch/prelaunch.ts"];
+const workerStarters = [
+  "packages/cli/src/data-files/scan-thread.ts",
+  "packages/sandbox/src/prelaunch/prelaunch.ts",
+];
 
 /**
  * Every other `import.meta.url` of our sources names a file beside it in the installed package

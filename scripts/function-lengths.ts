@@ -92,7 +92,7 @@ export const maxFunctionLines = 60;
  */
 export const allowedLongFunctions: Record<string, string> = {
   // Issue 30: the data-file work (one placement routine) reshapes the scan's thread.
-  "packages/cli/src/csv/scan-thread.ts scanInThread": "issue 30",
+  "packages/cli/src/data-files/scan-thread.ts scanInThread": "issue 30",
   // Issue 30: one sandbox concept (placement, warm relay) reshapes a turn's run in its container.
   "packages/core/src/code-action/attempt.ts runInContainer": "issue 30",
 };

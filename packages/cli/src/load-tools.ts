@@ -1,6 +1,6 @@
 import type { ToolSpec } from "@codeaction/core";
-import type { CsvTable } from "./csv/csv-table.ts";
-import { dataFileArguments } from "./csv/data-formats.ts";
+import type { CsvTable } from "./data-files/csv-table.ts";
+import { dataFileArguments } from "./data-files/data-formats.ts";
 import { serverSpecs } from "./server-options.ts";
 import type { Progress } from "./terminal/progress.ts";
 
@@ -24,7 +24,7 @@ export async function loadTools(
   const servers = await serverSpecs(options.servers, options.command);
   const [{ connectServers, fromLangChainTool }, { loadCsvTools, loadDataFiles }] = await Promise.all([
     import("@codeaction/core"),
-    import("./csv/csv-tools.ts"),
+    import("./data-files/csv-tools.ts"),
   ]);
   const files = dataFileArguments(options);
   const csv = await (progress ? loadDataFiles(files, progress) : loadCsvTools(files));

@@ -6,7 +6,7 @@ import type {
   RunUsage,
   ToolCallRecord,
 } from "@codeaction/core";
-import type { CsvTable } from "./csv/csv-table.ts";
+import type { CsvTable } from "./data-files/csv-table.ts";
 import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./journal/record-limits.ts";
 import { redactSecrets } from "./journal/redact.ts";
 import type { ModelChoice } from "./model-choice.ts";

@@ -6,8 +6,8 @@ import type { Agent, ModelOption, ServerSpec } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
 import type { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { Logger } from "pino";
-import type { LoadedData } from "../csv/csv-tools.ts";
-import type { DataFileArgument } from "../csv/data-formats.ts";
+import type { LoadedData } from "../data-files/csv-tools.ts";
+import type { DataFileArgument } from "../data-files/data-formats.ts";
 import type { AskRequest } from "./ask-arguments.ts";
 import { preimportFor } from "./question-options.ts";
 
@@ -57,12 +57,12 @@ export function askSandbox(image: string) {
 
 /** The modules that build the agent: LangChain (through @codeaction/core) is most of the load. */
 export function agentModules(): Promise<AgentModules> {
-  return Promise.all([import("@codeaction/core"), import("../csv/csv-tool.ts"), import("pino")]);
+  return Promise.all([import("@codeaction/core"), import("../data-files/csv-tool.ts"), import("pino")]);
 }
 
 export type AgentModules = [
   typeof import("@codeaction/core"),
-  typeof import("../csv/csv-tool.ts"),
+  typeof import("../data-files/csv-tool.ts"),
   { default: typeof import("pino").default },
 ];
 

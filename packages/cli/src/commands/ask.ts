@@ -3,8 +3,8 @@ import type { ServerSpec } from "@codeaction/core";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { CliContext } from "../context.ts";
-import { type DataFileArgument, dataFileArguments } from "../csv/data-formats.ts";
-import { type ScanJob, scanInThreads } from "../csv/scan-thread.ts";
+import { type DataFileArgument, dataFileArguments } from "../data-files/data-formats.ts";
+import { type ScanJob, scanInThreads } from "../data-files/scan-thread.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
@@ -67,7 +67,7 @@ async function askWithSandbox(options: {
 }): Promise<number> {
   const { request, context, servers, modelChoice, image, sandbox, files, scans } = options;
   const { values, question, pattern } = request;
-  const { loadDataFiles } = await import("../csv/csv-tools.ts");
+  const { loadDataFiles } = await import("../data-files/csv-tools.ts");
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });

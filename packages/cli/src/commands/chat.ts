@@ -6,9 +6,9 @@ import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
-import type { LoadedData } from "../csv/csv-tools.ts";
-import { dataFileArguments } from "../csv/data-formats.ts";
-import { scanInThreads } from "../csv/scan-thread.ts";
+import type { LoadedData } from "../data-files/csv-tools.ts";
+import { dataFileArguments } from "../data-files/data-formats.ts";
+import { scanInThreads } from "../data-files/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { explainModelFailure } from "../model-failure.ts";
@@ -77,7 +77,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const scans = scanInThreads(files);
   const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
     import("@codeaction/core"),
-    import("../csv/csv-tools.ts"),
+    import("../data-files/csv-tools.ts"),
   ]);
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { supportedExtensions } from "../csv/data-formats.ts";
+import { supportedExtensions } from "../data-files/data-formats.ts";
 import { describeError } from "./desk-errors.ts";
 import { readPastRuns } from "./desk-runs.ts";
 import { deskChecker, securityHeaders, tokenCookie } from "./desk-security.ts";

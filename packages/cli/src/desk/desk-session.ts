@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import type { AgentEvent, AgentResult } from "@codeaction/core";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { CliContext } from "../context.ts";
-import type { DataFileArgument } from "../csv/data-formats.ts";
+import type { DataFileArgument } from "../data-files/data-formats.ts";
 import { appendToJournal } from "../journal/append.ts";
 import type { ModelChoice } from "../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
