@@ -139,6 +139,28 @@ describe.each<Installer>(["npm", "pnpm"])(
       expect(JSON.parse(run.stdout)).toEqual(seedTotals);
     });
 
+    it("codeaction ask --debug from the installed bundle: both worker threads ran (the scan, the prelaunch)", async () => {
+      const args = [
+        "ask",
+        "--csv",
+        "orders.csv",
+        "--replay",
+        "q3-revenue.json",
+        "--no-journal",
+        "--debug",
+        question,
+      ];
+      const run = await runInstalledCli(project, installer, args);
+      expect(run.exitCode, describeRun(run)).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual(seedTotals);
+      // A worker path broken in the bundle falls back quietly: "this thread", and the manager's own
+      // container ("prelaunched container not used"). The --debug lines say which ran.
+      expect(run.stderr).toContain('"scannedIn":"worker"');
+      expect(run.stderr).toContain("engine checks: the prelaunch's, same settings");
+      expect(run.stderr).toContain("files placed before the turn (a prelaunch's)");
+      expect(run.stderr).not.toContain("prelaunched container not used");
+    });
+
     it("codeaction ask --model anthropic:... drives the project's own @langchain/anthropic over Anthropic's wire format", async () => {
       // The command's LangChain is bundled; the provider package and its @langchain/core are the
       // project's: the two copies meet in this turn.

@@ -8,6 +8,7 @@ import type { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { Logger } from "pino";
 import type { LoadedData } from "../data-files/csv-tools.ts";
 import type { DataFileArgument } from "../data-files/data-formats.ts";
+import type { ScanJob } from "../data-files/scan-thread.ts";
 import type { AskRequest } from "./ask-arguments.ts";
 import { preimportFor } from "./question-options.ts";
 
@@ -126,4 +127,13 @@ export function buildAskAgent(options: {
       : {}),
     ...(logger ? { logger } : {}),
   });
+}
+
+/**
+ * With --debug: where each data file was scanned, "worker" (its thread) or "this thread" (no worker
+ * could run: a broken worker path in the bundle shows here). The packaging test reads it.
+ */
+export function logScans(logger: Logger | undefined, scans: ScanJob[]): void {
+  for (const scan of scans)
+    logger?.debug({ file: scan.file.path, scannedIn: scan.scannedIn }, "data file scanned");
 }

@@ -18,6 +18,7 @@ import {
   buildAskAgent,
   filesExist,
   filesToPlace,
+  logScans,
   openSandbox,
   type SandboxHolder,
   worthAWorker,
@@ -104,7 +105,9 @@ async function askWithSandbox(options: {
   const turn = { request, context, progress, record, journalPath, started };
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
-    const agent = await buildAskAgent({ request, model, csv, servers, sandbox, modules: await modules });
+    const loaded = await modules;
+    logScans(sandbox.logger, scans);
+    const agent = await buildAskAgent({ request, model, csv, servers, sandbox, modules: loaded });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;
   }).finally(() => csv.close());
