@@ -21,6 +21,7 @@ Commands:
   image build           build the sandbox image (--data: with numpy, pandas, matplotlib)
   sandbox run FILE.py   run one Python program in a fresh sandbox and show how it ended
   replay [RUN_ID]       re-run a journaled ask's program with every tool answered from its log
+  resume RUN_ID         continue a run ask --approve kept ("later"): --approve or --deny
   audit verify [FILE]   check the run journal's chain: names a changed, removed or reordered record
 
 Options:
@@ -28,7 +29,7 @@ Options:
   --version             print the version
   --debug               on errors, show the stack trace
 
-Exit codes: 0 success, 1 failure, 2 usage error.`;
+Exit codes: 0 success, 1 failure, 2 usage error, 3 a run waits for a decision (ask --approve, "later").`;
 
 type Command = (args: string[], context: CliContext) => Promise<number>;
 
@@ -43,6 +44,7 @@ const commands: Record<string, () => Promise<Command>> = {
   check: async () => (await import("./commands/check.ts")).checkCommand,
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
   replay: async () => (await import("./commands/replay.ts")).replayCommand,
+  resume: async () => (await import("./commands/resume.ts")).resumeCommand,
   desk: async () => (await import("./desk/desk-command.ts")).deskCommand,
 };
 

@@ -2,6 +2,7 @@ import type {
   AgentEvent,
   AgentResult,
   Attempt,
+  PendingCall,
   RunRecord as ReplayableRun,
   RunUsage,
   ToolCallRecord,
@@ -43,6 +44,9 @@ export type RecordedAttempt = Omit<
     toolCallsOmitted?: number;
     fromEvents?: true;
   };
+
+/** What the journal keeps of a run that waits for a decision: the pending call and the signed state. */
+export type KeptRun = { pending: PendingCall; state: unknown };
 
 /**
  * What one `ask` did, as written to the journal and printed by --json: the question, the model,
@@ -86,6 +90,12 @@ export type RunRecord = {
   replayOmitted?: string;
   /** The command that made the run when not `ask`: "desk" for a question asked on the desk's page. */
   command?: "desk";
+  /** A run answered "later": the call that waits and the signed state `codeaction resume` continues. */
+  resume?: KeptRun;
+  /** Why an interrupted run's state is not kept (over the journal's limit). */
+  resumeOmitted?: string;
+  /** A run continued by `codeaction resume`: the decision its pending call got. */
+  resumed?: { decision: "approved" | "denied"; reason?: string };
 };
 
 export function createRunRecord(options: {

@@ -54,6 +54,10 @@ Output:
   --quiet               no progress on stderr (on a terminal it shows the step, and rows and
                         bytes while a file is read)
   --json                print the whole run record as JSON instead of the answer
+  --approve             ask on the terminal before each tool call: y, n, or later (code-action:
+                        the run stops, no container is left, its state is kept in the journal;
+                        resume it with codeaction resume RUN_ID --approve or --deny; "later"
+                        needs CODEACTION_RESUME_SECRET, the key that signs the kept state)
   --journal PATH        append the run record here (default ${defaultJournalPath})
   --no-journal          do not write the run record
   --debug               debug logs on stderr, stack traces on errors
@@ -71,6 +75,7 @@ export const askOptions = {
   json: { type: "boolean" },
   journal: { type: "string" },
   "no-journal": { type: "boolean" },
+  approve: { type: "boolean" },
 } as const;
 
 export type AskRequest = NonNullable<ReturnType<typeof parseAskArguments>>;
@@ -104,6 +109,13 @@ export function parseAskArguments(args: string[], context: CliContext) {
     throw new UsageError({
       command,
       message: "--image and --data choose the sandbox of --pattern code-action",
+    });
+  }
+  if (values.approve && process.stdin.isTTY !== true) {
+    throw new UsageError({
+      command,
+      message:
+        "--approve asks on a terminal, and stdin is not one: run it in a terminal, or leave --approve out",
     });
   }
   const retries = retriesOption(command, values.retries);

@@ -2,7 +2,7 @@
 // takes it over, and the agent built on it.
 import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import type { Agent, ModelOption, ServerSpec } from "@codeaction/core";
+import type { Agent, ApprovalHook, ModelOption, ServerSpec } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
 import type { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { Logger } from "pino";
@@ -104,8 +104,10 @@ export function buildAskAgent(options: {
   servers: Record<string, ServerSpec>;
   sandbox: SandboxHolder;
   modules: AgentModules;
+  approval?: ApprovalHook | undefined;
+  resumeSecret?: string | undefined;
 }): Promise<Agent> {
-  const { request, csv, servers, sandbox } = options;
+  const { request, csv, servers, sandbox, approval, resumeSecret } = options;
   const [{ buildAgent }, { callsToReadAll }] = options.modules;
   const logger = sandbox.logger;
   return buildAgent({
@@ -126,6 +128,8 @@ export function buildAskAgent(options: {
         }
       : {}),
     ...(logger ? { logger } : {}),
+    ...(approval ? { approval } : {}),
+    ...(resumeSecret ? { resumeSecret } : {}),
   });
 }
 

@@ -5,6 +5,7 @@ import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { appendToJournal } from "../journal/append.ts";
 import { attachReplay } from "../journal/replay-record.ts";
+import { keepResumeState } from "../journal/resume-record.ts";
 import { explainModelFailure } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import {
@@ -19,7 +20,11 @@ import type { Progress } from "../terminal/progress.ts";
 import { usageSummary } from "../terminal/run-summary.ts";
 import { hasTimings, seconds, showTimings } from "../terminal/timings.ts";
 import { runTurn } from "../terminal/turn-events.ts";
+import { type ResumeRequest, reportInterrupted } from "./ask-approval.ts";
 import type { AskRequest } from "./ask-arguments.ts";
+
+/** The exit code of a run that waits for a decision (answered "later"). */
+export const waitingExitCode = 3;
 
 /** One question's run: what it needs to report, record and journal. */
 export type AskTurn = {
@@ -29,6 +34,8 @@ export type AskTurn = {
   record: RunRecord;
   journalPath: string | undefined;
   started: number;
+  /** `codeaction resume`: the kept run this turn continues instead of asking the model. */
+  resume?: ResumeRequest | undefined;
 };
 
 /**
@@ -50,17 +57,29 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
   try {
     agent = await build();
     turnRunning = true;
-    const result = await runTurn(agent, request.question, {
-      progress,
-      context,
-      showProgram: request.showProgram,
-      verbose: request.verbose,
-      signal: turnAbort.signal,
-      onEvent: (event) => recordEvent(record, event),
-      image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
-    });
+    const { resume } = turn;
+    if (resume) {
+      // The run id is recorded from the result (or an error that carries it): a state refused
+      // before the run started leaves the run waiting.
+      const { decision } = resume;
+      const approved = typeof decision === "boolean" ? decision : decision.approved;
+      const reason = typeof decision === "object" ? decision.reason : undefined;
+      record.resumed = { decision: approved ? "approved" : "denied", ...(reason ? { reason } : {}) };
+    }
+    const result = resume
+      ? await agent.resume(resume.state, resume.decision, { signal: turnAbort.signal })
+      : await runTurn(agent, request.question, {
+          progress,
+          context,
+          showProgram: request.showProgram,
+          verbose: request.verbose,
+          signal: turnAbort.signal,
+          onEvent: (event) => recordEvent(record, event),
+          image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
+        });
     completeRunRecord(record, result);
-    await attachReplay(record, result, agent);
+    if (result.status === "interrupted") keepResumeState(record, result);
+    else await attachReplay(record, result, agent);
     return result;
   } catch (error) {
     progress.stop();
@@ -81,9 +100,19 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
   }
 }
 
-/** Saves the files, journals the record (before the answer is printed), then prints the answer. */
-export async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<void> {
+/**
+ * Saves the files, journals the record (before the answer is printed), then prints the answer; the
+ * exit code. An interrupted run (answered "later") prints how to resume it instead, exit code 3.
+ */
+export async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<number> {
   const { request, context, record, journalPath } = turn;
+  if (result.status === "interrupted") {
+    record.timings.totalMs = Math.round(performance.now() - turn.started);
+    if (journalPath) await appendToJournal(journalPath, record, context.env);
+    reportInterrupted(result, context, journalPath !== undefined && record.resume !== undefined);
+    if (request.values.json) context.stdout.write(`${terminalSafeJson(record, 2)}\n`);
+    return waitingExitCode;
+  }
   record.timings.totalMs = Math.round(performance.now() - turn.started);
   record.timings.turnMs = result.timings.totalMs;
   await saveOutputFiles(result, record, { out: request.values.out, context });
@@ -110,4 +139,5 @@ export async function reportAnswer(turn: AskTurn, result: AgentResult): Promise<
   } else {
     context.stdout.write(formatAnswer(result.answer, request.format));
   }
+  return 0;
 }

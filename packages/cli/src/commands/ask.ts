@@ -11,6 +11,7 @@ import { loadModel } from "../model-load.ts";
 import { createRunRecord } from "../run-record.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
+import { type ResumeRequest, resumeSecret, terminalApprovalFor } from "./ask-approval.ts";
 import { type AskRequest, parseAskArguments } from "./ask-arguments.ts";
 import {
   agentModules,
@@ -28,7 +29,12 @@ import { askOnce, reportAnswer } from "./ask-turn.ts";
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
 
-export async function askCommand(args: string[], context: CliContext): Promise<number> {
+/** `codeaction ask`; with `resume`, `codeaction resume` continuing a kept run with the same options. */
+export async function askCommand(
+  args: string[],
+  context: CliContext,
+  resume?: ResumeRequest,
+): Promise<number> {
   const request = parseAskArguments(args, context);
   if (!request) return 0;
   const { values, pattern } = request;
@@ -47,7 +53,17 @@ export async function askCommand(args: string[], context: CliContext): Promise<n
   const scans = scanInThreads(files);
   const sandbox: SandboxHolder = { prelaunch };
   try {
-    return await askWithSandbox({ request, context, servers, modelChoice, image, sandbox, files, scans });
+    return await askWithSandbox({
+      request,
+      context,
+      servers,
+      modelChoice,
+      image,
+      sandbox,
+      files,
+      scans,
+      resume,
+    });
   } finally {
     // The manager removes its containers; without one (a failure before the agent was built) the
     // prelaunch removes its container.
@@ -65,8 +81,9 @@ async function askWithSandbox(options: {
   sandbox: SandboxHolder;
   files: DataFileArgument[];
   scans: ScanJob[];
+  resume: ResumeRequest | undefined;
 }): Promise<number> {
-  const { request, context, servers, modelChoice, image, sandbox, files, scans } = options;
+  const { request, context, servers, modelChoice, image, sandbox, files, scans, resume } = options;
   const { values, question, pattern } = request;
   const { loadDataFiles } = await import("../data-files/csv-tools.ts");
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
@@ -102,15 +119,30 @@ async function askWithSandbox(options: {
     servers: serverCommandLines(values.server ?? [], servers),
   });
   const started = performance.now();
-  const turn = { request, context, progress, record, journalPath, started };
+  const turn = { request, context, progress, record, journalPath, started, resume };
+  const approval = terminalApprovalFor(request, context, {
+    journaled: journalPath !== undefined,
+    resuming: resume !== undefined,
+  });
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
     const loaded = await modules;
     logScans(sandbox.logger, scans);
-    const agent = await buildAskAgent({ request, model, csv, servers, sandbox, modules: loaded });
+    const agent = await buildAskAgent({
+      request,
+      model,
+      csv,
+      servers,
+      sandbox,
+      modules: loaded,
+      approval: approval?.hook,
+      resumeSecret: resumeSecret(context.env),
+    });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;
-  }).finally(() => csv.close());
-  await reportAnswer(turn, result);
-  return 0;
+  }).finally(() => {
+    approval?.close();
+    return csv.close();
+  });
+  return reportAnswer(turn, result);
 }

@@ -3,12 +3,21 @@ import type { ApprovalHook } from "@codeaction/core";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { previewJson } from "./describe-tool-call.ts";
 
+/** Whether "later" may be answered: `unavailable` says why not (and the question is asked again). */
+export type LaterOption = { unavailable?: string };
+
 /**
  * Asks on the terminal before each tool call: `allow get-sum {"a":1,"b":2}? [y/N]`. Questions are
  * asked one at a time, in the order the calls come; anything but y or yes refuses the call, and
- * the program sees ToolDenied. Time spent waiting here does not count against the program's limit.
+ * the program sees ToolDenied. With `later`, the question is `[y/N/later]`, and "later" answers
+ * "interrupt": the run stops and waits for `codeaction resume` (when `later.unavailable` is set,
+ * it is printed and the question asked again). Time spent waiting here does not count against the
+ * program's limit.
  */
-export function createTerminalApproval(output: NodeJS.WritableStream): {
+export function createTerminalApproval(
+  output: NodeJS.WritableStream,
+  options: { later?: LaterOption } = {},
+): {
   hook: ApprovalHook;
   close(): void;
 } {
@@ -33,13 +42,18 @@ export function createTerminalApproval(output: NodeJS.WritableStream): {
     });
   let queue: Promise<unknown> = Promise.resolve();
   const hook: ApprovalHook = (call) => {
+    const { later } = options;
+    const question = `allow ${escapeForTerminal(call.tool, { keepNewlines: false })} ${previewJson(call.args)}? [y/N${later ? "/later" : ""}] `;
     const asked = queue.then(async () => {
-      output.write(
-        `allow ${escapeForTerminal(call.tool, { keepNewlines: false })} ${previewJson(call.args)}? [y/N] `,
-      );
-      const answer = (await nextLine()).trim().toLowerCase();
-      const approved = answer === "y" || answer === "yes";
-      return approved ? true : { approved: false, reason: "refused at the terminal" };
+      for (;;) {
+        output.write(question);
+        const answer = (await nextLine()).trim().toLowerCase();
+        if (answer === "y" || answer === "yes") return true;
+        if (!later || answer !== "later") return { approved: false, reason: "refused at the terminal" };
+        if (later.unavailable === undefined) return "interrupt" as const;
+        output.write(`${later.unavailable}\n`);
+        if (closed && answers.length === 0) return { approved: false, reason: "refused at the terminal" };
+      }
     });
     queue = asked.catch(() => undefined);
     return asked;

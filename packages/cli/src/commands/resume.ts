@@ -1,0 +1,90 @@
+import { resolve } from "node:path";
+import type { ResumeDecision } from "@codeaction/core";
+import type { CliContext } from "../context.ts";
+import { CliError } from "../errors/cli-error.ts";
+import { UsageError } from "../errors/usage-error.ts";
+import { defaultJournalPath } from "../journal/append.ts";
+import { readJournal } from "../journal/read-journal.ts";
+import { findWaitingRun } from "../journal/resume-record.ts";
+import { askCommand } from "./ask.ts";
+import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
+
+export const resumeHelp = `Usage: codeaction resume RUN_ID (--approve | --deny [--reason TEXT]) [ask's options]
+
+Continues a run that \`codeaction ask --approve\` stopped when "later" was answered: the run's
+state is read from the journal and checked with ${resumeSecretVariable} (the key it was signed
+with), its program runs again in a fresh sandbox with no model call, the calls it made before are
+answered from its log (no tool is called twice), and the call that waited gets the decision:
+--approve makes it, --deny raises ToolDenied in the program. From there the program runs live
+(further calls are asked on the terminal, as with --approve). The answer is printed as ask prints
+it, and the resumed run is journaled: a run is resumed once.
+
+Give the same data, tool and model options the run was asked with (--csv, --file, --server,
+--model or --replay, --image or --data, --journal): the program needs the same tools.
+
+Options:
+  --approve       make the call that waits
+  --deny          refuse it (the program sees ToolDenied)
+  --reason TEXT   with --deny: the reason the program sees
+  -h, --help      show this help
+
+Exit codes: 0 answered, 1 failure (or the state refused), 2 usage error, 3 waiting again.`;
+
+/** `codeaction resume RUN_ID --approve|--deny [ask's options]`. */
+export async function resumeCommand(args: string[], context: CliContext): Promise<number> {
+  const command = "resume";
+  if (args.includes("-h") || args.includes("--help")) {
+    context.stdout.write(`${resumeHelp}\n`);
+    return 0;
+  }
+  const [runId, ...rest] = args;
+  if (runId === undefined || runId.startsWith("-")) {
+    throw new UsageError({ command, message: "give the run id first: codeaction resume RUN_ID --approve" });
+  }
+  const { decision, askArgs } = takeDecision(rest);
+  if (askArgs.includes("--no-journal")) {
+    throw new UsageError({
+      command,
+      message: "--no-journal cannot be used: the resumed run is journaled so that it is resumed once",
+    });
+  }
+  if (resumeSecret(context.env) === undefined) {
+    throw new CliError(
+      `codeaction resume needs ${resumeSecretVariable}: set it to the key the run's state was signed with when ask kept it (the same value as then). Without it the state cannot be checked, and a forged state could make the program believe any tool result.`,
+      { code: "resume-secret" },
+    );
+  }
+  const journal = resolve(context.cwd, journalOf(askArgs) ?? defaultJournalPath);
+  const { lines } = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
+  const run = findWaitingRun(lines, runId, journal);
+  return askCommand([...askArgs, "--", run.question ?? ""], context, { runId, state: run.state, decision });
+}
+
+/** --approve, or --deny with its --reason, taken out of the arguments; the rest are ask's. */
+function takeDecision(args: string[]): { decision: ResumeDecision; askArgs: string[] } {
+  const askArgs: string[] = [];
+  let approve = false;
+  let deny = false;
+  let reason: string | undefined;
+  for (let index = 0; index < args.length; index += 1) {
+    const argument = args[index]!;
+    if (argument === "--approve") approve = true;
+    else if (argument === "--deny") deny = true;
+    else if (argument === "--reason") reason = args[++index];
+    else if (argument.startsWith("--reason=")) reason = argument.slice("--reason=".length);
+    else askArgs.push(argument);
+  }
+  const command = "resume";
+  if (approve === deny) {
+    throw new UsageError({ command, message: "give the decision: --approve or --deny (one of them)" });
+  }
+  if (reason !== undefined && !deny) throw new UsageError({ command, message: "--reason goes with --deny" });
+  if (approve) return { decision: true, askArgs };
+  return { decision: { approved: false, reason: reason ?? "denied with codeaction resume --deny" }, askArgs };
+}
+
+function journalOf(args: string[]): string | undefined {
+  const index = args.indexOf("--journal");
+  if (index !== -1) return args[index + 1];
+  return args.find((argument) => argument.startsWith("--journal="))?.slice("--journal=".length);
+}

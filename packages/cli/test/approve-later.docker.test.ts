@@ -1,0 +1,130 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { journalRecords } from "./cli-files.ts";
+import { binPath, repositoryRoot, runCli } from "./run-cli.ts";
+
+// Approve later through the CLI, as processes on real containers with a replayed model: `ask
+// --approve` answered "later" at the terminal stops the run and keeps its state in the journal; a
+// new process, `codeaction resume RUN --approve` (or --deny), continues it. The tools are an MCP
+// server that counts its calls on the host, in a file.
+
+const ledgerServer = join(repositoryRoot, "packages/cli/test/fixtures/ledger-server.ts");
+const program = `
+import json
+def value(result):
+    return json.loads(result) if isinstance(result, str) else result
+account = value(lookup(customer="ada"))
+try:
+    receipt = value(charge_card(customer="ada", amount=account["balance"]))
+    print("RESULT:", receipt["receipt"])
+except ToolDenied as denied:
+    print("RESULT: not charged:", denied)
+`;
+const secret = randomBytes(32).toString("hex");
+let folder: string;
+
+beforeAll(async () => {
+  folder = await mkdtemp(join(tmpdir(), "codeaction-approve-later-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** `ask --approve` in a real terminal (`script`), answering each question with the next of `answers`. */
+async function askInTerminal(cwd: string, args: string[], answers: string[]) {
+  const command = [process.execPath, binPath, "ask", "--approve", ...args]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+    .join(" ");
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    cwd,
+    env: { ...process.env, CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined },
+  });
+  let output = "";
+  let answered = 0;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+    const asked = output.match(/\[y\/N\/later\]/g)?.length ?? 0;
+    if (asked > answered) child.stdin.write(`${answers[answered++] ?? "n"}\n`);
+  });
+  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { exitCode, output, asked: answered };
+}
+
+async function laterRun(name: string) {
+  const cwd = await mkdtemp(join(folder, `${name}-`));
+  const ledger = join(cwd, "ledger.txt");
+  await writeFile(ledger, "");
+  const replay = join(cwd, "replies.json");
+  await writeFile(replay, JSON.stringify({ replies: [`\`\`\`python\n${program}\`\`\``] }));
+  const options = ["--server", `node ${ledgerServer} ${ledger}`, "--replay", replay];
+  const asked = await askInTerminal(cwd, [...options, "Charge Ada her balance."], ["y", "later"]);
+  return { cwd, ledger, options, asked };
+}
+
+describe("codeaction ask --approve, answered later, and codeaction resume", () => {
+  it("later stops the run with its state in the journal; resume --approve makes the call once", async () => {
+    const { cwd, ledger, options, asked } = await laterRun("approve");
+    expect(asked.exitCode, asked.output).toBe(3);
+    expect(asked.output).toMatch(/allow lookup \{"customer":"ada"\}\? \[y\/N\/later\]/);
+    expect(asked.output, asked.output).toMatch(
+      /allow charge_card \{"customer":"ada","amount":42\}\? \[y\/N\/later\]/,
+    );
+    const [record] = await journalRecords<{ runId: string; status: string; resume?: { pending: unknown } }>(
+      cwd,
+    );
+    expect(record).toMatchObject({ status: "interrupted", resume: { pending: { tool: "charge_card" } } });
+    expect(asked.output).toContain(`codeaction resume ${record!.runId} --approve`);
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
+    expect((await stat(join(cwd, ".codeaction/runs.jsonl"))).mode & 0o777).toBe(0o600);
+
+    const env = { CODEACTION_RESUME_SECRET: secret };
+    const resumed = await runCli(["resume", record!.runId, "--approve", ...options], { cwd, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim()).toBe("r-ada-42");
+    // lookup was answered from the log; charge_card was made once, after the approval.
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+    const records = await journalRecords<{ runId: string; status: string; resumed?: unknown }>(cwd);
+    expect(records[1]).toMatchObject({
+      runId: record!.runId,
+      status: "ok",
+      resumed: { decision: "approved" },
+    });
+
+    // Once: the run's last record is the resumed one.
+    const again = await runCli(["resume", record!.runId, "--approve", ...options], { cwd, env });
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/does not wait for a decision: its last record .* says "ok"/);
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+  });
+
+  it("resume --deny: the program catches ToolDenied and answers; no call is made; the secret is required", async () => {
+    const { cwd, ledger, options, asked } = await laterRun("deny");
+    expect(asked.exitCode, asked.output).toBe(3);
+    const [record] = await journalRecords<{ runId: string }>(cwd);
+
+    const withoutSecret = await runCli(["resume", record!.runId, "--deny", ...options], {
+      cwd,
+      env: { CODEACTION_RESUME_SECRET: undefined },
+    });
+    expect(withoutSecret.exitCode).toBe(1);
+    expect(withoutSecret.stderr).toMatch(/codeaction resume needs CODEACTION_RESUME_SECRET/);
+    const otherKey = await runCli(["resume", record!.runId, "--deny", ...options], {
+      cwd,
+      env: { CODEACTION_RESUME_SECRET: randomBytes(32).toString("hex") },
+    });
+    expect(otherKey.exitCode).toBe(1);
+    expect(otherKey.stderr).toMatch(/signature does not match/);
+
+    const denied = await runCli(["resume", record!.runId, "--deny", "--reason", "over budget", ...options], {
+      cwd,
+      env: { CODEACTION_RESUME_SECRET: secret },
+    });
+    expect(denied.exitCode, denied.stderr).toBe(0);
+    expect(denied.stdout.trim()).toBe("not charged: over budget");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
+  });
+});

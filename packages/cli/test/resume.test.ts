@@ -1,0 +1,55 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "./run-cli.ts";
+
+// `codeaction resume` refuses what it cannot do before anything starts, naming the cause and the fix
+// (the flow itself, with real containers: approve-later.docker.test.ts).
+
+let cwd: string;
+beforeAll(async () => {
+  cwd = await mkdtemp(join(tmpdir(), "codeaction-resume-"));
+});
+afterAll(async () => {
+  await rm(cwd, { recursive: true, force: true });
+});
+
+const secret = { CODEACTION_RESUME_SECRET: "a-resume-secret-of-32-characters" };
+
+describe("codeaction resume's refusals", () => {
+  it("usage errors: no run id, no decision, both, --reason without --deny, --no-journal", async () => {
+    for (const [args, message] of [
+      [["resume"], /give the run id first/],
+      [["resume", "run_1"], /give the decision: --approve or --deny/],
+      [["resume", "run_1", "--approve", "--deny"], /give the decision/],
+      [["resume", "run_1", "--approve", "--reason", "x"], /--reason goes with --deny/],
+      [["resume", "run_1", "--approve", "--no-journal"], /--no-journal cannot be used/],
+    ] as const) {
+      const run = await runCli([...args], { cwd, env: secret });
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+    }
+  });
+
+  it("without CODEACTION_RESUME_SECRET it says which variable to set; without a journal, where it looked", async () => {
+    const noSecret = await runCli(["resume", "run_1", "--approve"], {
+      cwd,
+      env: { CODEACTION_RESUME_SECRET: undefined },
+    });
+    expect(noSecret.exitCode).toBe(1);
+    expect(noSecret.stderr).toMatch(/codeaction resume needs CODEACTION_RESUME_SECRET: set it to the key/);
+    const noJournal = await runCli(["resume", "run_1", "--approve"], { cwd, env: secret });
+    expect(noJournal.exitCode).toBe(1);
+    expect(noJournal.stderr).toMatch(/No journal at .*runs\.jsonl.*Pass --journal FILE/);
+  });
+
+  it("ask --approve needs a terminal on stdin", async () => {
+    const run = await runCli(["ask", "--approve", "--replay", "x.json", "A question?"], {
+      cwd,
+      input: "y\n",
+    });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/--approve asks on a terminal, and stdin is not one/);
+  });
+});
