@@ -87,26 +87,7 @@ async function askWithSandbox(options: {
   const { values, question, pattern } = request;
   const { loadDataFiles } = await import("../data-files/csv-tools.ts");
   const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
-  const quiet = values.quiet === true;
-  const progress = createProgress({ stream: context.stderr, quiet });
-  if (!quiet) progress.note(describeModelChoice(modelChoice));
-  // The prelaunch places the data files while this thread loads; its reports arrive between imports.
-  sandbox.prelaunch?.onPlacing(({ containerPath, bytesCopied, totalBytes }) =>
-    progress.count(describeCopy({ name: basename(containerPath), bytesCopied, totalBytes })),
-  );
-  // LangChain and the agent's modules load here while the scans run in their threads, and the
-  // sandbox gets ready (the prelaunched container taken over, its relay started); a failed load is
-  // reported after the data files' own errors.
-  const modules = agentModules().then((loaded) => {
-    openSandbox({ request, image, sandbox, modules: loaded });
-    return loaded;
-  });
-  const modelLoad = loadModel(modelChoice, {
-    retries: request.retries,
-    onRetry: (line) => progress.note(`codeaction: ${line}`),
-    env: context.env,
-  });
-  for (const pending of [modules, modelLoad]) pending.catch(() => {});
+  const { progress, modules, modelLoad } = beginLoading({ request, context, modelChoice, image, sandbox });
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
   const model = await modelLoad;
   const record = createRunRecord({
@@ -145,4 +126,41 @@ async function askWithSandbox(options: {
     return csv.close();
   });
   return reportAnswer(turn, result);
+}
+
+/**
+ * Starts what loads while the data files are read: the progress line, LangChain and the agent's
+ * modules (opening the sandbox once they are in), and the model. Their failures are reported when
+ * they are awaited.
+ */
+function beginLoading(options: {
+  request: AskRequest;
+  context: CliContext;
+  modelChoice: ModelChoice;
+  image: string | undefined;
+  sandbox: SandboxHolder;
+}) {
+  const { request, context, modelChoice, image, sandbox } = options;
+  const { values } = request;
+  const quiet = values.quiet === true;
+  const progress = createProgress({ stream: context.stderr, quiet });
+  if (!quiet) progress.note(describeModelChoice(modelChoice));
+  // The prelaunch places the data files while this thread loads; its reports arrive between imports.
+  sandbox.prelaunch?.onPlacing(({ containerPath, bytesCopied, totalBytes }) =>
+    progress.count(describeCopy({ name: basename(containerPath), bytesCopied, totalBytes })),
+  );
+  // LangChain and the agent's modules load here while the scans run in their threads, and the
+  // sandbox gets ready (the prelaunched container taken over, its relay started); a failed load is
+  // reported after the data files' own errors.
+  const modules = agentModules().then((loaded) => {
+    openSandbox({ request, image, sandbox, modules: loaded });
+    return loaded;
+  });
+  const modelLoad = loadModel(modelChoice, {
+    retries: request.retries,
+    onRetry: (line) => progress.note(`codeaction: ${line}`),
+    env: context.env,
+  });
+  for (const pending of [modules, modelLoad]) pending.catch(() => {});
+  return { progress, modules, modelLoad };
 }

@@ -37,11 +37,7 @@ const maxStateBytes = 64 * 1024 * 1024;
  * file per run is easy to inspect, back up and delete.
  */
 export function createFileRunStore(directory: string, options: FileRunStoreOptions = {}): RunStore {
-  if (options.key !== undefined && Buffer.byteLength(options.key) < 16) {
-    throw new ConfigError({
-      message: `the run store's key must be at least 16 bytes (it is ${Buffer.byteLength(options.key)}); use a random key of 32 bytes, e.g. \`openssl rand -hex 32\``,
-    });
-  }
+  checkStoreKey(options.key);
   const ready = prepareFolder(directory);
   const pathOf = (runId: string) => join(directory, `${checkRunId(runId)}.json`);
   const log = { key: options.key, maxBytes: options.maxLogBytes ?? defaultStoreLogBytes };
@@ -87,18 +83,7 @@ export function createFileRunStore(directory: string, options: FileRunStoreOptio
     },
     async list() {
       await ready;
-      const names = (await readdir(directory)).filter(
-        (name) => name.endsWith(".json") && !name.startsWith("."),
-      );
-      const dated = await Promise.all(
-        names.map(async (name) => ({
-          runId: name.slice(0, -5),
-          time: (await lstat(join(directory, name))).mtimeMs,
-        })),
-      );
-      return dated
-        .sort((left, right) => left.time - right.time || left.runId.localeCompare(right.runId))
-        .map((entry) => entry.runId);
+      return listRunIds(directory);
     },
   };
 }
@@ -139,4 +124,27 @@ async function readState(path: string): Promise<RunState | undefined> {
   } finally {
     await file.close();
   }
+}
+
+/** Refuses a key too short to be a secret. */
+function checkStoreKey(key: string | undefined): void {
+  if (key !== undefined && Buffer.byteLength(key) < 16) {
+    throw new ConfigError({
+      message: `the run store's key must be at least 16 bytes (it is ${Buffer.byteLength(key)}); use a random key of 32 bytes, e.g. \`openssl rand -hex 32\``,
+    });
+  }
+}
+
+/** The kept runs' ids, oldest first (by the state file's time, then by id). */
+async function listRunIds(directory: string): Promise<string[]> {
+  const names = (await readdir(directory)).filter((name) => name.endsWith(".json") && !name.startsWith("."));
+  const dated = await Promise.all(
+    names.map(async (name) => ({
+      runId: name.slice(0, -5),
+      time: (await lstat(join(directory, name))).mtimeMs,
+    })),
+  );
+  return dated
+    .sort((left, right) => left.time - right.time || left.runId.localeCompare(right.runId))
+    .map((entry) => entry.runId);
 }
