@@ -2,6 +2,7 @@ export type { ExecuteOptions } from "./command-run.ts";
 export type { NetworkSetting, SandboxConfig, SandboxConfigInput } from "./config.ts";
 export { parseSandboxConfig, parseSize } from "./config.ts";
 export type { DockerEndpoint } from "./docker-connection.ts";
+export type { ContainerEngine } from "./engine/container-engine.ts";
 export { connectDocker, defaultEndpoints } from "./docker-connection.ts";
 export type { EngineInfo } from "./engine/engine-info.ts";
 export { engineInfo } from "./engine/engine-info.ts";
