@@ -210,13 +210,19 @@ describe.each<Installer>(["npm", "pnpm"])(
     });
 
     it("require() from CommonJS works, or says the package is ESM and how to import it", async () => {
-      const run = await runCommand(process.execPath, ["require.cjs"], { cwd: project, timeoutMs: 60_000 });
-      expect(run.exitCode, describeRun(run)).toBe(0);
-      const line = run.stdout.trim();
-      // Which one this Node does is its own flag (require(esm) is on by default from 22.12), not the output.
-      const requiresEsm = (process.features as { require_module?: boolean }).require_module === true;
-      if (requiresEsm) expect(line).toBe("required: buildAgent is a function");
-      else expect(line).toMatch(/^refused: .*ESM.*import\(/s);
+      // Both sides, whatever this Node's default (require(esm) is on from 22.12): Node's own flag
+      // chooses which one the same file meets.
+      const outcomes: string[] = [];
+      for (const flag of ["--experimental-require-module", "--no-experimental-require-module"]) {
+        const run = await runCommand(process.execPath, [flag, "require.cjs"], {
+          cwd: project,
+          timeoutMs: 60_000,
+        });
+        expect(run.exitCode, describeRun(run)).toBe(0);
+        outcomes.push(run.stdout.trim());
+      }
+      expect(outcomes[0]).toBe("required: buildAgent is a function");
+      expect(outcomes[1]).toMatch(/^refused: ERR_REQUIRE_ESM: .*ES Module.*import\(/s);
     });
   },
 );
