@@ -104,6 +104,7 @@ describe("SandboxManager through the engine seam", () => {
     expect(labels[labelKeys.managerId]).toBe(manager.managerId);
     expect(labels.team).toBe("data");
     const deadline = Date.parse(labels[labelKeys.deadline] ?? "");
+    // timing-lint: allowed (the deadline label's value, 120 s from its creation: a setting, not a speed)
     expect(deadline - Date.now()).toBeLessThanOrEqual(120_000);
     expect(deadline - Date.now()).toBeGreaterThan(60_000);
     await manager.close();
