@@ -110,6 +110,8 @@ describe("bad configuration is refused before anything starts", () => {
     ["maxOutputBytes", "1M"],
     ["pool", -1],
     ["maxConcurrent", 0],
+    ["maxTotalMemory", "lots"],
+    ["maxTotalMemory", "64M"],
     ["poolIdleSeconds", 0],
     ["engine", "tcp://127.0.0.1:2376"],
     ["engine", { hots: "ssh://user@example.invalid" }],
