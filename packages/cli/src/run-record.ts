@@ -89,7 +89,7 @@ export type RunRecord = {
   /** Why `replay` is not kept (over the limit, a result kept as a digest only, no call log). */
   replayOmitted?: string;
   /** The command that made the run when not `ask`: "desk" for a question asked on the desk's page. */
-  command?: "desk";
+  command?: "desk" | "chat";
   /** A run answered "later": the call that waits and the signed state `codeaction resume` continues. */
   resume?: KeptRun;
   /** Why an interrupted run's state is not kept (over the journal's limit). */

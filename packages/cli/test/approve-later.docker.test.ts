@@ -128,3 +128,91 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
   });
 });
+
+/**
+ * A command in a real terminal (`script`): each step writes its reply (and Enter) once the output
+ * after the previous step's match matches its pattern. A session that stops matching is ended
+ * (killed) after `giveUpMs`, so that the assertions report what it printed.
+ */
+async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 120_000) {
+  const command = [process.execPath, binPath, ...args]
+    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
+    .join(" ");
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    cwd,
+    env: { ...process.env, CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined },
+  });
+  let output = "";
+  let from = 0;
+  let step = 0;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+    for (let match = steps[step]?.[0].exec(output.slice(from)); match; ) {
+      from += match.index + match[0].length;
+      child.stdin.write(`${steps[step++]![1]}\n`);
+      match = steps[step]?.[0].exec(output.slice(from));
+    }
+  });
+  const giveUp = setTimeout(() => child.kill("SIGKILL"), giveUpMs);
+  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  clearTimeout(giveUp);
+  return { exitCode, output, steps: step };
+}
+
+describe("codeaction chat --approve, answered later, and codeaction resume", () => {
+  it("later keeps the turn in the journal and the chat goes on; resume --approve in a new process makes the call once", async () => {
+    const cwd = await mkdtemp(join(folder, "chat-"));
+    const ledger = join(cwd, "ledger.txt");
+    await writeFile(ledger, "");
+    const replay = join(cwd, "replies.json");
+    const next = 'print("RESULT: still here")\n';
+    await writeFile(
+      replay,
+      JSON.stringify({ replies: [`\`\`\`python\n${program}\`\`\``, `\`\`\`python\n${next}\`\`\``] }),
+    );
+    const options = ["--server", `node ${ledgerServer} ${ledger}`, "--replay", replay];
+    const chat = await inTerminal(
+      cwd,
+      ["chat", "--approve", ...options],
+      [
+        [/\? /, "Charge Ada her balance."],
+        [/\[y\/N\/later\]/, "y"],
+        [/\[y\/N\/later\]/, "later"],
+        [/outside this chat[\s\S]*\? /, "And what now?"],
+        [/still here[\s\S]*\? /, "/exit"],
+      ],
+    );
+    expect(chat.steps, chat.output).toBe(5);
+    expect(chat.exitCode, chat.output).toBe(0);
+    expect(chat.output).toMatch(/allow charge_card \{"customer":"ada","amount":42\}\? \[y\/N\/later\]/);
+    const [record, ...others] = await journalRecords<{
+      runId: string;
+      status: string;
+      command?: string;
+      question: string;
+    }>(cwd);
+    // Only the turn answered "later" is journaled by chat, with what resume needs.
+    expect(others).toEqual([]);
+    expect(record).toMatchObject({
+      status: "interrupted",
+      command: "chat",
+      question: "Charge Ada her balance.",
+      resume: { pending: { tool: "charge_card" } },
+    });
+    expect(chat.output).toContain(`codeaction resume ${record!.runId} --approve`);
+    expect(chat.output).not.toContain("r-ada-42");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
+
+    const env = { CODEACTION_RESUME_SECRET: secret };
+    const resumed = await runCli(["resume", record!.runId, "--approve", ...options], { cwd, env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout.trim()).toBe("r-ada-42");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+    const records = await journalRecords<{ runId: string; status: string }>(cwd);
+    expect(records[1]).toMatchObject({
+      runId: record!.runId,
+      status: "ok",
+      resumed: { decision: "approved" },
+    });
+  });
+});

@@ -52,4 +52,10 @@ describe("codeaction resume's refusals", () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr).toMatch(/--approve asks on a terminal, and stdin is not one/);
   });
+
+  it("chat --approve needs a terminal on stdin", async () => {
+    const run = await runCli(["chat", "--approve", "--replay", "x.json"], { cwd, input: "A question?\n" });
+    expect(run.exitCode).toBe(2);
+    expect(run.stderr).toMatch(/--approve asks on a terminal, and stdin is not one/);
+  });
 });

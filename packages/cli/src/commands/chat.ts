@@ -10,15 +10,18 @@ import type { LoadedData } from "../data-files/csv-tools.ts";
 import { dataFileArguments } from "../data-files/data-formats.ts";
 import { scanInThreads } from "../data-files/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
+import { defaultJournalPath } from "../journal/append.ts";
 import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { explainModelFailure } from "../model-failure.ts";
 import { loadModel } from "../model-load.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
-import { serverSpecs } from "../server-options.ts";
+import { type RunRecord, recordEvent } from "../run-record.ts";
+import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
+import { keepWaitingTurn, type SessionApproval, sessionApprovalFor } from "./chat-approval.ts";
 import { preimportFor, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
@@ -39,7 +42,20 @@ In the session:
 
 Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --server "CMD", --quiet,
 --model M, --retries N, --replay FILE (one recorded reply per program, across the whole session),
---data, --image NAME, --format table|json|csv|text, --out DIR, as for \`codeaction ask\`.`;
+--data, --image NAME, --format table|json|csv|text, --out DIR, as for \`codeaction ask\`, and:
+  --approve             ask on the terminal before each tool call: y, n, or later (the turn stops,
+                        no container is left, its state is kept in the journal, and the session
+                        goes on; the answer then comes through codeaction resume RUN_ID --approve
+                        or --deny, outside this chat; "later" needs CODEACTION_RESUME_SECRET).
+                        Needs a terminal on stdin
+  --journal PATH        where a turn answered "later" is kept (default ${defaultJournalPath});
+                        chat journals no other turn`;
+
+const chatOptions = {
+  ...questionOptions,
+  approve: { type: "boolean" },
+  journal: { type: "string" },
+} as const;
 
 type ChatTurn = {
   question: string;
@@ -48,24 +64,18 @@ type ChatTurn = {
   error?: string;
   program?: string;
   files: string[];
+  /** Answered "later": the tool whose call waits for `codeaction resume`. */
+  waiting?: string;
 };
 
 export async function chatCommand(args: string[], context: CliContext): Promise<number> {
   const command = "chat";
-  const { values, positionals } = parseCommandArguments(command, args, questionOptions);
+  const { values, positionals } = parseCommandArguments(command, args, chatOptions);
   if (values.help) {
     context.stdout.write(`${chatHelp}\n`);
     return 0;
   }
-  if (positionals.length > 0) {
-    throw new UsageError({
-      command,
-      message: "chat takes no question on the command line; type them in the session",
-    });
-  }
-  if (values.image !== undefined && values.data) {
-    throw new UsageError({ command, message: "--image and --data cannot be combined" });
-  }
+  checkChatArguments(values, positionals);
   const format: AnswerFormat =
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
@@ -90,6 +100,14 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
   });
+  const approval = chatApproval(values, context, {
+    model: modelChoice,
+    pattern: "code-action",
+    image,
+    tables: csv.tables,
+    toolNames: csv.tools.map((tool) => tool.name),
+    servers: serverCommandLines(values.server ?? [], servers),
+  });
   const agent = await buildAgentOrDispose(csv, () =>
     buildAgent({
       model,
@@ -98,16 +116,51 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
       ...(Object.keys(servers).length > 0 ? { servers } : {}),
       sandbox: { network: "none", image },
       codeAction: { dataFiles: csv.sandboxFiles, preimport: preimportFor(image) },
+      ...approval?.agentOptions,
     }),
   );
   progress.stop();
   try {
-    await runSession(agent, { context, format, out: values.out, quiet, retries });
+    await runSession(agent, { context, format, out: values.out, quiet, retries, approval });
   } finally {
     await agent.close().catch(() => undefined);
     await csv.close();
   }
   return 0;
+}
+
+/** --approve: the session's approval; a turn answered "later" goes to --journal (or the default). */
+function chatApproval(
+  values: { approve?: boolean | undefined; journal?: string | undefined },
+  context: CliContext,
+  record: Parameters<typeof sessionApprovalFor>[1]["record"],
+): SessionApproval | undefined {
+  if (!values.approve) return undefined;
+  const journal = resolve(context.cwd, values.journal ?? defaultJournalPath);
+  return sessionApprovalFor(context, { journal, record });
+}
+
+function checkChatArguments(
+  values: { image?: string | undefined; data?: boolean | undefined; approve?: boolean | undefined },
+  positionals: string[],
+): void {
+  const command = "chat";
+  if (positionals.length > 0) {
+    throw new UsageError({
+      command,
+      message: "chat takes no question on the command line; type them in the session",
+    });
+  }
+  if (values.image !== undefined && values.data) {
+    throw new UsageError({ command, message: "--image and --data cannot be combined" });
+  }
+  if (values.approve && process.stdin.isTTY !== true) {
+    throw new UsageError({
+      command,
+      message:
+        "--approve asks on a terminal, and stdin is not one: run it in a terminal, or leave --approve out",
+    });
+  }
 }
 
 async function buildAgentOrDispose(data: LoadedData, build: () => Promise<Agent>): Promise<Agent> {
@@ -131,6 +184,8 @@ type Session = {
   last?: AgentResult;
   /** Cancels the running turn, when there is one. */
   cancel?: () => void;
+  /** --approve: the approval, and the record a turn answered "later" is kept with. */
+  approval?: SessionApproval;
 };
 
 async function runSession(
@@ -141,6 +196,7 @@ async function runSession(
     out: string | undefined;
     quiet: boolean;
     retries: number;
+    approval: Session["approval"];
   },
 ): Promise<void> {
   const { context } = options;
@@ -149,7 +205,9 @@ async function runSession(
     input: process.stdin,
     ...(interactive ? { output: context.stderr, terminal: true, historySize: 500 } : { terminal: false }),
   });
-  const session: Session = { agent, ...options, messages: [], turns: [] };
+  const { approval, ...rest } = options;
+  const session: Session = { agent, ...rest, ...(approval ? { approval } : {}), messages: [], turns: [] };
+  approval?.chat.attach(lines, interactive);
   lines.on("SIGINT", () => {
     if (session.cancel) {
       session.cancel();
@@ -218,12 +276,14 @@ async function askInSession(session: Session, question: string): Promise<void> {
   const { context } = session;
   const turn: ChatTurn = { question, files: [] };
   session.turns.push(turn);
+  const record = session.approval?.newRecord(question);
   const progress = createProgress({ stream: context.stderr, quiet: session.quiet });
   const messages = [...session.messages, { role: "user" as const, content: question }];
   const abort = new AbortController();
   let cancelled = false;
   session.cancel = () => {
     cancelled = true;
+    session.approval?.chat.cancelQuestion();
     // A real abort: the model call and the running program stop, and the container is removed.
     abort.abort(new Error("cancelled (Ctrl-C)"));
   };
@@ -231,6 +291,7 @@ async function askInSession(session: Session, question: string): Promise<void> {
     progress.update("waiting for the model");
     const events = await session.agent.stream({ messages }, { signal: abort.signal });
     for await (const event of events) {
+      if (record) recordEvent(record, event);
       if (event.type === "program-start") {
         turn.program = event.program;
         progress.update("running the program in the sandbox");
@@ -241,7 +302,7 @@ async function askInSession(session: Session, question: string): Promise<void> {
         if (event.bytesCopied === event.totalBytes) progress.update("running the program in the sandbox");
       } else if (event.type === "answer") {
         progress.stop();
-        await finishTurn(session, turn, event.result);
+        await finishTurn(session, turn, event.result, record);
         return;
       }
     }
@@ -261,7 +322,20 @@ async function askInSession(session: Session, question: string): Promise<void> {
   }
 }
 
-async function finishTurn(session: Session, turn: ChatTurn, result: AgentResult): Promise<void> {
+async function finishTurn(
+  session: Session,
+  turn: ChatTurn,
+  result: AgentResult,
+  record: RunRecord | undefined,
+): Promise<void> {
+  if (result.status === "interrupted") {
+    // The turn waits for `codeaction resume`: the conversation goes on without it.
+    turn.runId = result.runId;
+    turn.waiting = result.interrupt.pending.tool;
+    const { journal } = session.approval!.chat;
+    await keepWaitingTurn({ record: record!, result, journal, context: session.context });
+    return;
+  }
   // The next question sees this one and its answer.
   session.messages = result.messages;
   session.last = result;

@@ -11,7 +11,8 @@ import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
 
 export const resumeHelp = `Usage: codeaction resume RUN_ID (--approve | --deny [--reason TEXT]) [ask's options]
 
-Continues a run that \`codeaction ask --approve\` stopped when "later" was answered: the run's
+Continues a run that \`codeaction ask --approve\` (or a turn of \`codeaction chat --approve\`)
+stopped when "later" was answered: the run's
 state is read from the journal and checked with ${resumeSecretVariable} (the key it was signed
 with), its program runs again in a fresh sandbox with no model call, the calls it made before are
 answered from its log (no tool is called twice), and the call that waited gets the decision:
@@ -20,7 +21,8 @@ answered from its log (no tool is called twice), and the call that waited gets t
 it, and the resumed run is journaled: a run is resumed once.
 
 Give the same data, tool and model options the run was asked with (--csv, --file, --server,
---model or --replay, --image or --data, --journal): the program needs the same tools.
+--model or --replay, --image or --data, --journal): the program needs the same tools. A chat
+turn's answer arrives here, not in the chat session it was asked in.
 
 Options:
   --approve       make the call that waits

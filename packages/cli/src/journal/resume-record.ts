@@ -56,7 +56,7 @@ export function findWaitingRun(lines: LineOfFile[], runId: string, journal: stri
     return { ...run, ...run.resume };
   }
   throw new CliError(
-    `The journal ${journal} holds no run ${runId}. Give the run id codeaction ask printed, or --journal FILE.`,
+    `The journal ${journal} holds no run ${runId}. Give the run id codeaction ask (or chat) printed, or --journal FILE.`,
     { code: "journal" },
   );
 }

@@ -7,6 +7,13 @@ import { previewJson } from "./describe-tool-call.ts";
 export type LaterOption = { unavailable?: string };
 
 /**
+ * Asks `question` and resolves with the line answered ("" when the input ended). `chat` passes its
+ * own line reader: a second reader on stdin would take the session's next question as an answer.
+ * `signal` aborts when the call no longer waits (the turn cancelled, the program ended).
+ */
+export type AnswerReader = (question: string, signal?: AbortSignal) => Promise<string>;
+
+/**
  * Asks on the terminal before each tool call: `allow get-sum {"a":1,"b":2}? [y/N]`. Questions are
  * asked one at a time, in the order the calls come; anything but y or yes refuses the call, and
  * the program sees ToolDenied. With `later`, the question is `[y/N/later]`, and "later" answers
@@ -16,11 +23,41 @@ export type LaterOption = { unavailable?: string };
  */
 export function createTerminalApproval(
   output: NodeJS.WritableStream,
-  options: { later?: LaterOption } = {},
+  options: { later?: LaterOption; readAnswer?: AnswerReader } = {},
 ): {
   hook: ApprovalHook;
   close(): void;
 } {
+  const { readAnswer } = options;
+  const stdin = readAnswer ? undefined : readStdinLines(output);
+  const ask =
+    readAnswer ??
+    ((question: string) => {
+      output.write(question);
+      return stdin!.nextLine();
+    });
+  let queue: Promise<unknown> = Promise.resolve();
+  const hook: ApprovalHook = (call) => {
+    const { later } = options;
+    const question = `allow ${escapeForTerminal(call.tool, { keepNewlines: false })} ${previewJson(call.args)}? [y/N${later ? "/later" : ""}] `;
+    const asked = queue.then(async () => {
+      for (;;) {
+        const answer = (await ask(question, call.signal)).trim().toLowerCase();
+        if (answer === "y" || answer === "yes") return true;
+        if (!later || answer !== "later") return { approved: false, reason: "refused at the terminal" };
+        if (later.unavailable === undefined) return "interrupt" as const;
+        output.write(`${later.unavailable}\n`);
+        if (stdin?.ended()) return { approved: false, reason: "refused at the terminal" };
+      }
+    });
+    queue = asked.catch(() => undefined);
+    return asked;
+  };
+  return { hook, close: () => stdin?.close() };
+}
+
+/** stdin's lines, one at a time, as they are asked for (a few typed ahead are kept). */
+function readStdinLines(output: NodeJS.WritableStream) {
   const lines = createInterface({ input: process.stdin, output, terminal: false });
   const answers: string[] = [];
   const waiting: Array<(line: string) => void> = [];
@@ -40,23 +77,5 @@ export function createTerminalApproval(
       if (line !== undefined || closed) resolve(line ?? "");
       else waiting.push(resolve);
     });
-  let queue: Promise<unknown> = Promise.resolve();
-  const hook: ApprovalHook = (call) => {
-    const { later } = options;
-    const question = `allow ${escapeForTerminal(call.tool, { keepNewlines: false })} ${previewJson(call.args)}? [y/N${later ? "/later" : ""}] `;
-    const asked = queue.then(async () => {
-      for (;;) {
-        output.write(question);
-        const answer = (await nextLine()).trim().toLowerCase();
-        if (answer === "y" || answer === "yes") return true;
-        if (!later || answer !== "later") return { approved: false, reason: "refused at the terminal" };
-        if (later.unavailable === undefined) return "interrupt" as const;
-        output.write(`${later.unavailable}\n`);
-        if (closed && answers.length === 0) return { approved: false, reason: "refused at the terminal" };
-      }
-    });
-    queue = asked.catch(() => undefined);
-    return asked;
-  };
-  return { hook, close: () => lines.close() };
+  return { nextLine, ended: () => closed && answers.length === 0, close: () => lines.close() };
 }
