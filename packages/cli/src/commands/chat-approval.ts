@@ -19,6 +19,8 @@ export type ChatApproval = {
   attach(lines: Interface, interactive: boolean): void;
   /** Ctrl-C during a turn: the question that waits for an answer is dropped (the call is refused). */
   cancelQuestion(): void;
+  /** The running turn's progress line: stopped while a question waits, so it does not overwrite it. */
+  setProgress(progress: { stop(): void } | undefined): void;
 };
 
 /**
@@ -30,10 +32,12 @@ export type ChatApproval = {
 export function chatApprovalFor(context: CliContext, journal: string): ChatApproval {
   let reader: { lines: Interface; interactive: boolean } | undefined;
   let pending: AbortController | undefined;
+  let progress: { stop(): void } | undefined;
   const readAnswer = (question: string, signal?: AbortSignal) =>
     new Promise<string>((resolve) => {
       if (!reader || signal?.aborted) return resolve("");
       const { lines, interactive } = reader;
+      progress?.stop();
       // On a terminal the reader writes the question as its prompt; else it has no output.
       if (!interactive) context.stderr.write(question);
       const abort = new AbortController();
@@ -68,6 +72,9 @@ export function chatApprovalFor(context: CliContext, journal: string): ChatAppro
       reader = { lines, interactive };
     },
     cancelQuestion: () => pending?.abort(),
+    setProgress: (current) => {
+      progress = current;
+    },
   };
 }
 

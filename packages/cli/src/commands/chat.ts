@@ -278,6 +278,7 @@ async function askInSession(session: Session, question: string): Promise<void> {
   session.turns.push(turn);
   const record = session.approval?.newRecord(question);
   const progress = createProgress({ stream: context.stderr, quiet: session.quiet });
+  session.approval?.chat.setProgress(progress);
   const messages = [...session.messages, { role: "user" as const, content: question }];
   const abort = new AbortController();
   let cancelled = false;
