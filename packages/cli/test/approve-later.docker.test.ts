@@ -134,7 +134,7 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
  * after the previous step's match matches its pattern. A session that stops matching is ended
  * (killed) after `giveUpMs`, so that the assertions report what it printed.
  */
-async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 120_000) {
+async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 90_000) {
   const command = [process.execPath, binPath, ...args]
     .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
     .join(" ");
