@@ -1,12 +1,21 @@
-// Builds (or reuses) the sandbox images and the egress proxy image; called by scripts/setup.sh.
-// Usage: node scripts/build-images.ts [--flavour base|data|proxy|all] [--force]
+// Builds (or reuses) the sandbox images and the egress proxy image. scripts/setup.sh builds the
+// demo's base image; scripts/setup-tests.sh the data and proxy images the tests use.
+// Usage: node scripts/build-images.ts [--flavour base|data|proxy|all]... [--force]
 import { buildImage, type ImageFlavour } from "../packages/sandbox/src/image.ts";
 import { buildProxyImage } from "../packages/sandbox/src/network/proxy-image.ts";
 
+type Target = ImageFlavour | "proxy";
+const targets: readonly Target[] = ["base", "data", "proxy"];
 const args = process.argv.slice(2);
-const flavourArg = args.includes("--flavour") ? args[args.indexOf("--flavour") + 1] : "all";
-const flavours: (ImageFlavour | "proxy")[] =
-  flavourArg === "all" ? ["base", "data", "proxy"] : [flavourArg as ImageFlavour | "proxy"];
+const named = args.flatMap((arg, index) => (args[index - 1] === "--flavour" ? [arg] : []));
+const unknown = named.filter((name) => name !== "all" && !targets.includes(name as Target));
+if (unknown.length > 0 || (args.includes("--flavour") && named.length === 0)) {
+  process.stderr.write(
+    `[image] unknown --flavour ${JSON.stringify(unknown[0] ?? "")}: use base, data, proxy or all\n`,
+  );
+  process.exit(2);
+}
+const flavours = named.length === 0 || named.includes("all") ? targets : (named as Target[]);
 const onProgress = (line: string) => process.stderr.write(`[image] ${line.split("\n").at(-1)}\n`);
 for (const flavour of flavours) {
   const force = args.includes("--force");

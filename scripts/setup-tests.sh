@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Idempotent set-up of what only the tests need, run by scripts/test.sh after scripts/setup.sh (the
 # demo never installs these): the remote-engine fronts and Podman (root on Debian only; elsewhere
-# those tests say what is missing).
+# those tests say what is missing), then the images only the tests use: the data image and the
+# egress proxy image.
 set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 say() { printf '[setup-tests] %s\n' "$*" >&2; }
 
 # The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports. The
@@ -37,3 +39,9 @@ if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
   grep -q '^codeaction-remote:' /etc/subuid 2>/dev/null || usermod --add-subuids 100000-165535 codeaction-remote
   grep -q '^codeaction-remote:' /etc/subgid 2>/dev/null || usermod --add-subgids 100000-165535 codeaction-remote
 fi
+
+# The data image (the tests of ask --data, the desk, the data files) and the egress proxy image (the
+# restricted-network tests); scripts/setup.sh builds only the demo's codeaction/python:3.11. Node
+# from scripts/setup.sh (.tools) when this runs on its own.
+[ -x "$ROOT/.tools/node/bin/node" ] && export PATH="$ROOT/.tools/node/bin:$PATH"
+(cd "$ROOT" && node scripts/build-images.ts --flavour data --flavour proxy)

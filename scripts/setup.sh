@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent set-up for a fresh machine: Node >= 22, pnpm, dependencies, a Docker
-# engine (started here when we are root on Debian), and the sandbox images: what the main job
+# engine (started here when we are root on Debian), and the sandbox image: what the main job
 # (scripts/demo.sh) needs, nothing more. What only the tests need is scripts/setup-tests.sh's.
 # Source it (". scripts/setup.sh") to get PATH; running it also works.
 set -euo pipefail
@@ -72,5 +72,8 @@ if [ -z "${DOCKER_HOST:-}" ] && ! docker_ping; then
 fi
 say "docker engine answers"
 
-# 4. Sandbox images ------------------------------------------------------------
-(cd "$ROOT" && node scripts/build-images.ts)
+# 4. The sandbox image ---------------------------------------------------------
+# Only codeaction/python:3.11, the one the demo's question runs in (ask without --data). The data
+# image and the egress proxy image are the tests' (scripts/setup-tests.sh), or built on demand:
+# `codeaction image build --data`, `node scripts/build-images.ts --flavour proxy`.
+(cd "$ROOT" && node scripts/build-images.ts --flavour base)

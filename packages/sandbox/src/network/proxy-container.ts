@@ -37,7 +37,8 @@ const proxyCommand = [
   "exec 3<&-",
   'wait "$squid_pid"',
 ].join("\n");
-const buildHint = "Build it with `node scripts/build-images.ts` (or `pnpm setup` in this repository).";
+const buildHint =
+  "Build it with `node scripts/build-images.ts --flavour proxy` (or `bash scripts/setup-tests.sh` in this repository).";
 
 /** Throws NetworkSetupError (step "proxy-image") unless the proxy image is present. */
 export async function requireProxyImage(docker: ContainerEngine, image: string = proxyImage): Promise<void> {
