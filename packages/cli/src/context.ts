@@ -4,4 +4,9 @@ export type CliContext = {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * How a command spends the wait before it retries a failed model call (1 s, 2 s, 4 s, ...): a
+   * timer when not given. A test passes one that records the wait and returns at once.
+   */
+  wait?: (milliseconds: number, signal: AbortSignal | undefined) => Promise<void>;
 };

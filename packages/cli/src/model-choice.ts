@@ -22,6 +22,8 @@ export async function chooseModel(options: {
   model?: string;
   replay?: string;
   env: NodeJS.ProcessEnv;
+  /** The command's folder: the shipped recording is named relative to it. */
+  cwd: string;
 }): Promise<ModelChoice> {
   if (options.replay !== undefined) {
     if (options.model !== undefined) {
@@ -34,7 +36,7 @@ export async function chooseModel(options: {
       await access(options.replay);
     } catch (error) {
       throw new CliError(
-        `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath()}.`,
+        `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath(options.cwd)}.`,
         { code: "replay-missing", cause: error },
       );
     }
@@ -51,7 +53,7 @@ export async function chooseModel(options: {
     const baseUrl = options.env.OPENAI_BASE_URL?.trim();
     return { kind: "live", model: qualified, ...(baseUrl ? { baseUrl } : {}) };
   }
-  throw new ModelMissingError();
+  throw new ModelMissingError({ cwd: options.cwd });
 }
 
 /** One line for stderr: which model answers. */

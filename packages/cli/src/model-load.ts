@@ -2,6 +2,7 @@ import type { ModelOption } from "@codeaction/core";
 import { CliError } from "./errors/cli-error.ts";
 import type { ModelChoice } from "./model-choice.ts";
 import { describeRetry } from "./model-failure.ts";
+import type { RetryWait } from "./model-retry.ts";
 
 /**
  * The model of `ask` and `chat`: a live one built from its provider string (which never retries on
@@ -11,7 +12,13 @@ import { describeRetry } from "./model-failure.ts";
  */
 export async function loadModel(
   choice: ModelChoice,
-  options: { retries: number; onRetry: (line: string) => void; env: NodeJS.ProcessEnv },
+  options: {
+    retries: number;
+    onRetry: (line: string) => void;
+    env: NodeJS.ProcessEnv;
+    /** How the wait before a retry is spent (CliContext.wait); a timer by default. */
+    wait?: RetryWait | undefined;
+  },
 ): Promise<ModelOption> {
   if (choice.kind === "live") {
     const { loadModel: loadProviderModel } = await import("@codeaction/core/internal");
@@ -21,6 +28,7 @@ export async function loadModel(
     return ModelRetry.wrap(model, {
       retries: options.retries,
       onRetry: (notice) => options.onRetry(describeRetry(notice)),
+      wait: options.wait,
     });
   }
   const { ScriptedChatModel } = await import("@codeaction/core/testing");

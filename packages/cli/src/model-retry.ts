@@ -5,7 +5,19 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig, RunnableRetry } from "@langchain/core/runnables";
 import { isRetryable, type ModelRetryNotice, retryDelayMs } from "./model-failure.ts";
 
-type RetryHandler = (error: unknown, input: unknown, notice?: ModelRetryNotice) => unknown;
+type RetryHandler = (
+  error: unknown,
+  input: unknown,
+  notice?: ModelRetryNotice,
+  signal?: AbortSignal,
+) => unknown;
+
+/** How the wait before a retry is spent: a timer that ends early, rejecting, on `signal`'s abort. */
+export type RetryWait = (milliseconds: number, signal: AbortSignal | undefined) => Promise<void>;
+
+const timerWait: RetryWait = async (milliseconds, signal) => {
+  await sleep(milliseconds, undefined, signal ? { signal } : {});
+};
 
 /**
  * A chat model that tries a failed call again, up to `retries` times, on a fixed schedule
@@ -26,18 +38,30 @@ export class ModelRetry extends RunnableRetry<BaseLanguageModelInput, BaseMessag
     super(fields);
   }
 
-  /** `model` with up to `retries` retries, each announced to `onRetry` before its wait. */
+  /**
+   * `model` with up to `retries` retries, each announced to `onRetry` before its wait (`wait`, a
+   * timer by default). The wait is done by the failed-attempt handler, which survives the rebinding
+   * that binds the tools pattern's tools.
+   */
   static wrap(
     model: ConstructorParameters<typeof RunnableRetry<BaseLanguageModelInput, BaseMessage>>[0]["bound"],
-    options: { retries: number; onRetry: (notice: ModelRetryNotice) => void },
+    options: { retries: number; onRetry: (notice: ModelRetryNotice) => void; wait?: RetryWait | undefined },
   ): ModelRetry {
+    const wait = options.wait ?? timerWait;
     return new ModelRetry({
       bound: model,
       kwargs: {},
       config: {},
       maxAttemptNumber: options.retries + 1,
-      onFailedAttempt: (_error: unknown, _input: unknown, notice?: ModelRetryNotice) => {
-        if (notice) options.onRetry(notice);
+      onFailedAttempt: async (
+        _error: unknown,
+        _input: unknown,
+        notice?: ModelRetryNotice,
+        signal?: AbortSignal,
+      ) => {
+        if (!notice) return;
+        options.onRetry(notice);
+        await wait(notice.delayMs, signal);
       },
     });
   }
@@ -55,8 +79,7 @@ export class ModelRetry extends RunnableRetry<BaseLanguageModelInput, BaseMessag
       } catch (error) {
         if (attempt > retries || config?.signal?.aborted || !isRetryable(error)) throw error;
         const notice = { error, retry: attempt, retries, delayMs: retryDelayMs(attempt) };
-        await (this.onFailedAttempt as RetryHandler)(error, input, notice);
-        await sleep(notice.delayMs, undefined, config?.signal ? { signal: config.signal } : {});
+        await (this.onFailedAttempt as RetryHandler)(error, input, notice, config?.signal);
       }
     }
   }

@@ -8,7 +8,7 @@ export const firstRunReplay = fileURLToPath(new URL("../replays/first-run.json",
 export const firstRunQuestion = "What is the sum of the squares of 1 to 10?";
 
 /** The shipped recording's path as a user types it: relative to `cwd` when it is inside it. */
-export function firstRunReplayPath(cwd: string = process.cwd()): string {
+export function firstRunReplayPath(cwd: string): string {
   const path = relative(cwd, firstRunReplay);
   return path.startsWith("..") || path === "" ? firstRunReplay : path;
 }

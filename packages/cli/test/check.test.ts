@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { everythingServer, filesystemServer, memoryServer } from "./reference-servers.ts";
-import { repositoryRoot, runCli } from "./run-cli.ts";
+import { repositoryRoot } from "./run-cli.ts";
+import { runMain } from "./run-main.ts";
 
-// `codeaction check` as a tool author runs it: the CLI as a process against the reference MCP
+// `codeaction check` as a tool author runs it: the CLI (main(), in this process) against the reference MCP
 // servers from npm, and a fixture server that gets each check wrong. No container starts.
 
 vi.setConfig({ testTimeout: 120_000 });
@@ -34,7 +35,7 @@ const toolIn = (report: Report, name: string) => report.tools.find((tool) => too
 
 describe("codeaction check --server CMD", () => {
   it("server-everything with --call: a table with a verdict per tool, example calls and the error a program would read", async () => {
-    const run = await runCli(["check", "--server", everythingServer, "--call"]);
+    const run = await runMain(["check", "--server", everythingServer, "--call"]);
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
       /^13 tools: 1 ready, 12 needs work, 0 broken\n\nTOOL +PYTHON +VERDICT +FINDINGS\n/,
@@ -58,7 +59,7 @@ describe("codeaction check --server CMD", () => {
   });
 
   it("server-memory --json, with --args for one tool: its structuredContent validates against its outputSchema", async () => {
-    const run = await runCli([
+    const run = await runMain([
       "check",
       "--server",
       memoryServer(join(folder, "memory.jsonl")),
@@ -87,7 +88,7 @@ describe("codeaction check --server CMD", () => {
   });
 
   it("server-filesystem --json: every tool declares an outputSchema; the untyped ones are named", async () => {
-    const run = await runCli(["check", "--server", filesystemServer(folder), "--json"]);
+    const run = await runMain(["check", "--server", filesystemServer(folder), "--json"]);
     expect(run.exitCode, run.stderr).toBe(0);
     const report = reportOf(run.stdout);
     expect(report.tools.length).toBeGreaterThan(10);
@@ -105,7 +106,7 @@ describe("codeaction check --server CMD", () => {
 
   it("finds each problem of a server that gets them wrong, with a fix, and exits 1 when a tool is broken", async () => {
     const server = `node ${join(repositoryRoot, "packages/cli/test/fixtures/unready-server.ts")}`;
-    const run = await runCli(["check", "--server", server, "--call", "--json"]);
+    const run = await runMain(["check", "--server", server, "--call", "--json"]);
     expect(run.exitCode).toBe(1);
     const report = reportOf(run.stdout);
     expect(report.tools.map((tool) => [tool.tool, tool.function, tool.verdict])).toEqual([
@@ -146,10 +147,10 @@ describe("codeaction check --server CMD", () => {
   });
 
   it("usage: --server is required and --args must name a tool with a JSON object", async () => {
-    const missing = await runCli(["check"]);
+    const missing = await runMain(["check"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/give the server to check: --server "CMD"/);
-    const notJson = await runCli(["check", "--server", everythingServer, "--args", "get-sum=1,2"]);
+    const notJson = await runMain(["check", "--server", everythingServer, "--args", "get-sum=1,2"]);
     expect(notJson.exitCode).toBe(2);
     expect(notJson.stderr).toMatch(
       /--args must be TOOL=\{\.\.\.\} with a JSON object of arguments, got "get-sum=1,2"/,

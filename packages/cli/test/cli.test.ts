@@ -83,14 +83,14 @@ describe("usage errors exit 2 with one line", () => {
   });
 
   it("prints the help on --help and exits 0", async () => {
-    const run = await runCli(["ask", "--help"]);
+    const run = await runMain(["ask", "--help"]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain("--show-program");
     expect(run.stdout).toContain("--no-journal");
   });
 
   it("mcp --help shows a Claude Desktop entry that runs the command through npx, no global install needed", async () => {
-    const run = await runCli(["mcp", "--help"]);
+    const run = await runMain(["mcp", "--help"]);
     expect(run.exitCode).toBe(0);
     const entry = run.stdout.slice(run.stdout.indexOf('{ "mcpServers"')).replace(/\s+/g, " ");
     const config = JSON.parse(entry) as { mcpServers: Record<string, { command: string; args: string[] }> };
@@ -103,7 +103,7 @@ describe("usage errors exit 2 with one line", () => {
 
 describe("ask without a model", () => {
   it("says what to set when there is neither OPENAI_API_KEY nor --replay", async () => {
-    const run = await runCli(["ask", "--csv", orders, question], { cwd: folder });
+    const run = await runMain(["ask", "--csv", orders, question], { cwd: folder });
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/^codeaction: No model to ask: set OPENAI_API_KEY .* or pass --replay FILE/);
@@ -116,7 +116,7 @@ describe("ask without a model", () => {
   });
 
   it("with --model naming another provider, asks that provider and names the key it lacks", async () => {
-    const run = await runCli(
+    const run = await runMain(
       ["ask", "--model", "anthropic:claude-sonnet-4-5", "--pattern", "tools", question],
       {
         cwd: folder,
@@ -130,12 +130,12 @@ describe("ask without a model", () => {
   });
 
   it("names a replay file that does not exist, and one that is not a recording", async () => {
-    const missing = await runCli(["ask", "--replay", join(folder, "nope.json"), question], { cwd: folder });
+    const missing = await runMain(["ask", "--replay", join(folder, "nope.json"), question], { cwd: folder });
     expect(missing.exitCode).toBe(1);
     expect(missing.stderr).toContain("nope.json does not exist");
     const notRecording = join(folder, "not-a-recording.json");
     await writeFile(notRecording, '["just a list"]');
-    const bad = await runCli(["ask", "--replay", notRecording, "--pattern", "tools", question], {
+    const bad = await runMain(["ask", "--replay", notRecording, "--pattern", "tools", question], {
       cwd: folder,
     });
     expect(bad.exitCode).toBe(1);
@@ -144,7 +144,7 @@ describe("ask without a model", () => {
   });
 
   it("shows the stack trace only with --debug", async () => {
-    const run = await runCli(["ask", "--debug", "--replay", join(folder, "nope.json"), question], {
+    const run = await runMain(["ask", "--debug", "--replay", join(folder, "nope.json"), question], {
       cwd: folder,
     });
     expect(run.exitCode).toBe(1);
@@ -183,7 +183,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
       "North America leads.",
     ]);
     const cwd = await mkdtemp(join(folder, "run-"));
-    const run = await runCli(["ask", "--pattern", "tools", "--csv", orders, "--replay", replay, question], {
+    const run = await runMain(["ask", "--pattern", "tools", "--csv", orders, "--replay", replay, question], {
       cwd,
     });
     expect(run.exitCode).toBe(0);
@@ -228,7 +228,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
       "One order.",
     ]);
     const cwd = await mkdtemp(join(folder, "run-"));
-    const run = await runCli(
+    const run = await runMain(
       ["ask", "--pattern", "tools", "--csv", orders, "--replay", replay, "--show-program", question],
       { cwd },
     );
@@ -243,7 +243,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
   it("--json prints the run record, --journal PATH writes there and --no-journal writes nothing", async () => {
     const replay = await replayFile("plain.json", ["Forty-two."]);
     const cwd = await mkdtemp(join(folder, "run-"));
-    const json = await runCli(
+    const json = await runMain(
       ["ask", "--pattern", "tools", "--replay", replay, "--json", "--journal", "log/custom.jsonl", question],
       { cwd },
     );
@@ -256,7 +256,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
     expect(chain).toMatchObject({ seq: 1, alg: "sha256" });
     expect(tag).toMatch(/^[0-9a-f]{64}$/);
 
-    const quiet = await runCli(["ask", "--pattern", "tools", "--replay", replay, "--no-journal", question], {
+    const quiet = await runMain(["ask", "--pattern", "tools", "--replay", replay, "--no-journal", question], {
       cwd,
     });
     expect(quiet.exitCode).toBe(0);
@@ -268,7 +268,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
     const replay = await replayFile("hostile.json", [hostile]);
     const cwd = await mkdtemp(join(folder, "run-"));
     for (const extra of [[], ["--json"]]) {
-      const run = await runCli(["ask", "--pattern", "tools", "--replay", replay, ...extra, question], {
+      const run = await runMain(["ask", "--pattern", "tools", "--replay", replay, ...extra, question], {
         cwd,
       });
       expect(run.exitCode).toBe(0);
@@ -280,7 +280,7 @@ describe("ask --pattern tools over a replayed model (no sandbox)", () => {
 
 describe("codeaction mcp rules", () => {
   it("an --allow naming no tool of the wrapped servers stops before serving, listing the tools", async () => {
-    const run = await runCli(["mcp", "--server", everythingServer, "--allow", "get_summ"], { cwd: folder });
+    const run = await runMain(["mcp", "--server", everythingServer, "--allow", "get_summ"], { cwd: folder });
     expect(run.exitCode).toBe(2);
     expect(run.stdout).toBe("");
     expect(run.stderr).toMatch(/--allow "get_summ" names no tool; the tools are: echo, .*get-sum/);
@@ -290,7 +290,7 @@ describe("codeaction mcp rules", () => {
 
 describe("tools", () => {
   it("prints the Python stub of each CSV loader with its columns and row count", async () => {
-    const run = await runCli(["tools", "--csv", orders]);
+    const run = await runMain(["tools", "--csv", orders]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain("def load_orders(*, offset: int = 0, limit: int | None = None)");
     expect(run.stdout).toContain("orders.csv (500 rows)");
@@ -300,7 +300,7 @@ describe("tools", () => {
 
   it("adds the tools of an MCP server given with --server", async () => {
     const server = `node ${join(repositoryRoot, "packages/core/test/fixtures/mcp-stdio-server.ts")} --tools=greet`;
-    const run = await runCli(["tools", "--csv", orders, "--server", server]);
+    const run = await runMain(["tools", "--csv", orders, "--server", server]);
     expect(run.exitCode).toBe(0);
     expect(run.stdout).toContain("def load_orders(");
     expect(run.stdout).toContain("def greet(*, name: str)");
@@ -309,7 +309,7 @@ describe("tools", () => {
 
 describe("doctor", () => {
   it("exits 1 with the fix when the engine cannot be reached", async () => {
-    const run = await runCli(["doctor"], { env: { DOCKER_HOST: "unix:///nonexistent.sock" } });
+    const run = await runMain(["doctor"], { env: { DOCKER_HOST: "unix:///nonexistent.sock" } });
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toMatch(
       /FAIL\s+Docker endpoint\s+no Docker engine answered\. Tried unix:\/\/\/nonexistent\.sock \(ENOENT.*chosen because DOCKER_HOST is set/,

@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { startOpenAIFixture } from "@codeaction/core/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { everythingServer } from "./reference-servers.ts";
-import { repositoryRoot, runCli } from "./run-cli.ts";
+import { repositoryRoot } from "./run-cli.ts";
+import { runMain } from "./run-main.ts";
 
 // The run journal as a user meets it, through the CLI process (the tools pattern over a replayed
 // or fixture model, no Docker): secrets redacted, the file private and never a link, rotation at
@@ -31,7 +32,7 @@ async function replay(name: string, replies: unknown[]): Promise<string> {
 /** One `ask` in the tools pattern over a one-reply replay, in `cwd`. */
 async function askOnce(cwd: string, question: string, env: Record<string, string | undefined> = {}) {
   const file = await replay(`answer-${question.replace(/\W/g, "")}.json`, [`Answer to ${question}.`]);
-  return runCli(["ask", "--pattern", "tools", "--replay", file, question], { cwd, env });
+  return runMain(["ask", "--pattern", "tools", "--replay", file, question], { cwd, env });
 }
 
 async function journalLines(path: string): Promise<string[]> {
@@ -45,7 +46,7 @@ describe("the journal keeps no secrets", () => {
     });
     try {
       const cwd = await mkdtemp(join(folder, "secrets-"));
-      const run = await runCli(
+      const run = await runMain(
         [
           "ask",
           "--pattern",
@@ -90,7 +91,7 @@ describe("the journal's file", () => {
     await mkdir(join(cwd, "older"));
     await writeFile(older, "");
     await chmod(older, 0o644);
-    const again = await runCli(
+    const again = await runMain(
       [
         "ask",
         "--pattern",
@@ -150,7 +151,7 @@ describe("the journal's file", () => {
     const firstCurrent = JSON.parse((await journalLines(current))[0]!);
     expect(firstCurrent.chain).toMatchObject({ seq: lastRotated.chain.seq + 1, prev: lastRotated.tag });
 
-    const verify = await runCli(["audit", "verify"], { cwd });
+    const verify = await runMain(["audit", "verify"], { cwd });
     expect(verify.exitCode, verify.stdout).toBe(0);
     expect(verify.stdout).toMatch(/the chain holds: 3 records in 3 files/);
     expect(verify.stdout).toMatch(
@@ -174,11 +175,11 @@ describe("codeaction audit verify", () => {
 
   async function verifyEdited(name: string, edited: string[]) {
     await writeFile(join(cwd, name), `${edited.join("\n")}\n`);
-    return runCli(["audit", "verify", name], { cwd });
+    return runMain(["audit", "verify", name], { cwd });
   }
 
   it("passes on the untouched journal, naming the last record and what the hash chain proves", async () => {
-    const run = await runCli(["audit", "verify"], { cwd });
+    const run = await runMain(["audit", "verify"], { cwd });
     expect(run.exitCode, run.stdout).toBe(0);
     expect(run.stdout).toMatch(/the chain holds: 4 records/);
     expect(run.stdout).toContain(`last record: 4, tag ${JSON.parse(lines[3]!).tag}`);
@@ -228,26 +229,26 @@ describe("codeaction audit verify", () => {
       const run = await askOnce(keyed, question, key);
       expect(run.exitCode, run.stderr).toBe(0);
     }
-    const good = await runCli(["audit", "verify"], { cwd: keyed, env: key });
+    const good = await runMain(["audit", "verify"], { cwd: keyed, env: key });
     expect(good.exitCode, good.stdout).toBe(0);
     expect(good.stdout).toMatch(/HMAC-SHA256 with CODEACTION_JOURNAL_KEY/);
-    const wrong = await runCli(["audit", "verify"], {
+    const wrong = await runMain(["audit", "verify"], {
       cwd: keyed,
       env: { CODEACTION_JOURNAL_KEY: "another" },
     });
     expect(wrong.exitCode).toBe(1);
     expect(wrong.stdout).toMatch(/record 1 .* was changed/);
-    const none = await runCli(["audit", "verify"], { cwd: keyed });
+    const none = await runMain(["audit", "verify"], { cwd: keyed });
     expect(none.exitCode).toBe(1);
     expect(none.stdout).toMatch(/set CODEACTION_JOURNAL_KEY/);
     // The unkeyed journal, checked with a key: its plain hashes prove nothing about who wrote them.
-    const unsigned = await runCli(["audit", "verify"], { cwd, env: key });
+    const unsigned = await runMain(["audit", "verify"], { cwd, env: key });
     expect(unsigned.exitCode).toBe(1);
     expect(unsigned.stdout).toMatch(/record 1 .* is not signed with the key/);
   });
 
   it("says where no journal is", async () => {
-    const run = await runCli(["audit", "verify", "missing.jsonl"], { cwd });
+    const run = await runMain(["audit", "verify", "missing.jsonl"], { cwd });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toMatch(/No journal at .*missing\.jsonl/);
   });
@@ -259,7 +260,9 @@ describe("file names on the terminal", () => {
     const hostile = join(cwd, "\u001b]0;PWNED\u0007\u001b[31mred.csv");
     await writeFile(hostile, "a,b\n1,2\n");
     const file = await replay("names.json", ["Fine."]);
-    const run = await runCli(["ask", "--pattern", "tools", "--csv", hostile, "--replay", file, "q"], { cwd });
+    const run = await runMain(["ask", "--pattern", "tools", "--csv", hostile, "--replay", file, "q"], {
+      cwd,
+    });
     expect(run.exitCode, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/reading .*\\x1b\]0;PWNED\\x07\\x1b\[31mred\.csv/);
     expect(run.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);

@@ -3,23 +3,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type OpenAIFixture, startOpenAIFixture } from "@codeaction/core/testing";
 import { afterEach, describe, expect, it } from "vitest";
-import { runCli } from "./run-cli.ts";
+import { runMain } from "./run-main.ts";
 
-// `codeaction ask` as a process against a local server answering in OpenAI's wire format: the
-// server counts the requests that really reached it. --pattern tools needs no Docker.
+// `codeaction ask` (main(), in this process) against a local server answering in OpenAI's wire
+// format: the server counts the requests that really reached it. --pattern tools needs no Docker.
+// The waits before the retries are recorded and not spent (CliContext.wait): the schedule is what
+// the command asked for, the retries are real requests.
 let server: OpenAIFixture | undefined;
+let waits: number[] = [];
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  waits = [];
 });
 
 function ask(baseURL: string, extra: string[]) {
-  return runCli(["ask", "--pattern", "tools", "--no-journal", ...extra, "What is 2 + 2?"], {
+  return runMain(["ask", "--pattern", "tools", "--no-journal", ...extra, "What is 2 + 2?"], {
     env: { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: baseURL },
+    wait: async (milliseconds) => {
+      waits.push(milliseconds);
+    },
   });
 }
 
-// Each case starts the command as a process (seconds each on a loaded machine) and waits out its retries.
 describe("codeaction ask: a failing model is retried as --retries says, and says so", {
   timeout: 120_000,
 }, () => {
@@ -34,6 +40,7 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
     expect(run.stderr).toContain("give it more tries with --retries N");
     expect(run.stderr).not.toContain("withRetry");
     expect(run.stderr).not.toMatch(/\w\.\. /);
+    expect(waits).toEqual([1000, 2000]);
   });
 
   it("--retries 0: one request, the model built from the provider string does not retry on its own", async () => {
@@ -43,6 +50,7 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
     expect(server.requests.length).toBe(1);
     expect(run.stderr).not.toContain("retry 1");
     expect(run.stderr).toContain("tried once (--retries 0)");
+    expect(waits).toEqual([]);
   });
 
   it("by default a 500 is retried, with the CSV's tools bound through the retry, and the answer after it is the answer", async () => {
@@ -55,6 +63,7 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
       expect(run.stdout.trim()).toBe("four");
       expect(server.requests.length).toBe(2);
       expect(run.stderr).toContain("the model answered HTTP 500; retry 1 of 2 in 1 s");
+      expect(waits).toEqual([1000]);
     } finally {
       await rm(folder, { recursive: true, force: true });
     }
@@ -70,7 +79,7 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
   });
 
   it("--retries takes a whole number from 0 to 10", async () => {
-    const run = await runCli(["ask", "--retries", "1.5", "--pattern", "tools", "q"], {
+    const run = await runMain(["ask", "--retries", "1.5", "--pattern", "tools", "q"], {
       env: { OPENAI_API_KEY: "fixture-key" },
     });
     expect(run.exitCode).toBe(2);

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "./run-cli.ts";
+import { runMain } from "./run-main.ts";
 
 // `codeaction resume` refuses what it cannot do before anything starts, naming the cause and the fix
 // (the flow itself, with real containers: approve-later.docker.test.ts).
@@ -26,24 +27,25 @@ describe("codeaction resume's refusals", () => {
       [["resume", "run_1", "--approve", "--reason", "x"], /--reason goes with --deny/],
       [["resume", "run_1", "--approve", "--no-journal"], /--no-journal cannot be used/],
     ] as const) {
-      const run = await runCli([...args], { cwd, env: secret });
+      const run = await runMain([...args], { cwd, env: secret });
       expect(run.exitCode, run.stderr).toBe(2);
       expect(run.stderr).toMatch(message);
     }
   });
 
   it("without CODEACTION_RESUME_SECRET it says which variable to set; without a journal, where it looked", async () => {
-    const noSecret = await runCli(["resume", "run_1", "--approve"], {
+    const noSecret = await runMain(["resume", "run_1", "--approve"], {
       cwd,
       env: { CODEACTION_RESUME_SECRET: undefined },
     });
     expect(noSecret.exitCode).toBe(1);
     expect(noSecret.stderr).toMatch(/codeaction resume needs CODEACTION_RESUME_SECRET: set it to the key/);
-    const noJournal = await runCli(["resume", "run_1", "--approve"], { cwd, env: secret });
+    const noJournal = await runMain(["resume", "run_1", "--approve"], { cwd, env: secret });
     expect(noJournal.exitCode).toBe(1);
     expect(noJournal.stderr).toMatch(/No journal at .*runs\.jsonl.*Pass --journal FILE/);
   });
 
+  // These two stay processes: what they test is the process's own stdin, a pipe and not a terminal.
   it("ask --approve needs a terminal on stdin", async () => {
     const run = await runCli(["ask", "--approve", "--replay", "x.json", "A question?"], {
       cwd,

@@ -1,4 +1,4 @@
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import type { ServerSpec } from "@codeaction/core";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
@@ -41,7 +41,12 @@ export async function askCommand(
   const image =
     pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
   const servers = await serverSpecs(values.server ?? [], "ask");
-  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const modelChoice = await chooseModel({
+    model: values.model,
+    replay: values.replay,
+    env: context.env,
+    cwd: context.cwd,
+  });
   // The sandbox's container starts in a worker thread now, while LangChain and the data load here
   // (not when a data file is missing: that error comes next, and needs no container).
   const files = dataFileArguments({ csv: values.csv, file: values.file });
@@ -86,7 +91,10 @@ async function askWithSandbox(options: {
   const { request, context, servers, modelChoice, image, sandbox, files, scans, resume } = options;
   const { values, question, pattern } = request;
   const { loadDataFiles } = await import("../data-files/csv-tools.ts");
-  const journalPath = values["no-journal"] ? undefined : (values.journal ?? defaultJournalPath);
+  // Against the command's folder (main()'s context), as chat, resume, replay and audit verify do.
+  const journalPath = values["no-journal"]
+    ? undefined
+    : resolve(context.cwd, values.journal ?? defaultJournalPath);
   const { progress, modules, modelLoad } = beginLoading({ request, context, modelChoice, image, sandbox });
   const csv = await loadDataFiles(files, progress, { sandbox: pattern === "code-action", scans });
   const model = await modelLoad;
@@ -160,6 +168,7 @@ function beginLoading(options: {
     retries: request.retries,
     onRetry: (line) => progress.note(`codeaction: ${line}`),
     env: context.env,
+    wait: context.wait,
   });
   for (const pending of [modules, modelLoad]) pending.catch(() => {});
   return { progress, modules, modelLoad };

@@ -81,7 +81,12 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command);
   const retries = retriesOption(command, values.retries);
-  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const modelChoice = await chooseModel({
+    model: values.model,
+    replay: values.replay,
+    env: context.env,
+    cwd: context.cwd,
+  });
   const files = dataFileArguments({ csv: values.csv, file: values.file });
   // The files are scanned in worker threads while LangChain loads here.
   const scans = scanInThreads(files);
@@ -99,6 +104,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     retries,
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
+    wait: context.wait,
   });
   const approval = chatApproval(values, context, {
     model: modelChoice,

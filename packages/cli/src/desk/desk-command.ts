@@ -105,7 +105,12 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     ],
   });
   const servers = await serverSpecs(values.server ?? [], "desk");
-  const modelChoice = await chooseModel({ model: values.model, replay: values.replay, env: context.env });
+  const modelChoice = await chooseModel({
+    model: values.model,
+    replay: values.replay,
+    env: context.env,
+    cwd: context.cwd,
+  });
   const scans = scanInThreads(files);
   const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
   progress.note(describeModelChoice(modelChoice));
@@ -114,6 +119,7 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     retries: retriesOption("desk", values.retries),
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
+    wait: context.wait,
   });
   const buildAgent = deskAgentBuilder({
     model,

@@ -13,7 +13,7 @@ const examples = [
     1,
     new CsvInputError({ file: "a.csv", problem: "empty", line: 2 }),
   ],
-  [ModelMissingError, "ModelMissingError", "model-missing", 1, new ModelMissingError()],
+  [ModelMissingError, "ModelMissingError", "model-missing", 1, new ModelMissingError({ cwd: "/" })],
 ] as const;
 
 describe("CLI errors follow the sandbox's convention (base class, code union, branded isInstance)", () => {
