@@ -5,49 +5,35 @@
 // The bundle serves only the command: `import "@codeaction/cli"` and the other packages stay
 // unbundled, and the dependencies stay declared and installed (dynamic imports of model providers
 // the user installs, such as @langchain/anthropic, resolve from the installed tree as before).
-import { readFile } from "node:fs/promises";
-import { join, relative } from "node:path";
+import { basename, join } from "node:path";
 import { build, type Plugin } from "esbuild";
+import { cliAssetPlaces } from "../packages/cli/src/cli-assets.ts";
+import { coreAssetPlaces } from "../packages/core/src/core-assets.ts";
+import type { AssetPlace } from "../packages/sandbox/src/assets/package-assets.ts";
+import { sandboxAssetPlaces } from "../packages/sandbox/src/assets/sandbox-assets.ts";
 
-/** The command's entry and the worker threads' entries: each a file of its own in the bundle. */
-const entries = {
-  main: "packages/cli/src/main.ts",
-  "scan-worker": "packages/cli/src/data-files/scan-worker.ts",
-  "prelaunch-worker": "packages/sandbox/src/prelaunch/prelaunch-worker.ts",
-};
+// Files read at run time (the bridge's Python files, the image recipes, the desk's page, package.json,
+// the worker threads' entries) are found by name through each package's asset table
+// (packages/sandbox/src/assets/package-assets.ts), which knows this bundle's layout: a worker's entry
+// is the bundle's own `<name>.js` beside the chunks, every other file is read from the installed
+// package that ships it (resolved from the bundle, as the unbundled packages would). So the only
+// thing this build tells the code is that it is the bundle: `import.meta.codeactionBundle` (below).
+// The assets are not copied here: one copy each, in the package that owns it.
 
-/**
- * Modules that start a worker by `new URL("./<entry>.js", import.meta.url)`: in the bundle, the
- * chunk that holds them sits beside the worker's entry, so their import.meta.url stays the chunk's.
- */
-const workerStarters = [
-  "packages/cli/src/data-files/scan-thread.ts",
-  "packages/sandbox/src/prelaunch/prelaunch.ts",
-];
-
-/**
- * Every other `import.meta.url` of our sources names a file beside it in the installed package
- * (the bridge's Python files, the image recipes, package.json): it becomes the URL that module has
- * when installed, found from the package the bundle resolves (`<name>/package.json`), so the
- * bundle reads the same files as the unbundled packages wherever the installer put them.
- */
-function installedModuleUrls(root: string): Plugin {
-  return {
-    name: "installed-module-urls",
-    setup(builder) {
-      builder.onLoad({ filter: /\/packages\/(core|sandbox|cli)\/src\/.*\.ts$/ }, async (args) => {
-        const source = await readFile(args.path, "utf8");
-        const path = relative(root, args.path);
-        if (!source.includes("import.meta.url") || workerStarters.includes(path)) {
-          return { contents: source, loader: "ts" };
-        }
-        const [, packageName, inSource] = path.match(/^packages\/([a-z]+)\/src\/(.+)\.ts$/) ?? [];
-        const installed = JSON.stringify(`dist/${inSource}.js`);
-        const url = `__codeactionInstalledUrl(${JSON.stringify(`@codeaction/${packageName}`)}, ${installed})`;
-        return { contents: source.replaceAll("import.meta.url", url), loader: "ts" };
-      });
-    },
-  };
+/** The command's entry, and one entry per worker thread the asset tables name (`workerEntry`). */
+export function bundleEntries(): Record<string, string> {
+  const workers = Object.entries({
+    sandbox: sandboxAssetPlaces,
+    core: coreAssetPlaces,
+    cli: cliAssetPlaces,
+  }).flatMap(([packageName, places]) =>
+    Object.values<AssetPlace>(places).flatMap((place) =>
+      "workerEntry" in place
+        ? [[basename(place.workerEntry), `packages/${packageName}/src/${place.workerEntry}.ts`] as const]
+        : [],
+    ),
+  );
+  return { main: "packages/cli/src/main.ts", ...Object.fromEntries(workers) };
 }
 
 /**
@@ -73,17 +59,15 @@ const withoutBuildKitSessions: Plugin = {
 
 /**
  * Each chunk's preamble: `require`, `__filename` and `__dirname` for the CommonJS dependencies
- * (ESM output has none), and the installed-URL function the plugin's rewrites call.
+ * (ESM output has none).
  */
 const preamble = [
   'import { createRequire as __codeactionRequire } from "node:module";',
-  'import { dirname as __codeactionDirname, join as __codeactionJoin } from "node:path";',
-  'import { fileURLToPath as __codeactionPath, pathToFileURL as __codeactionUrl } from "node:url";',
+  'import { dirname as __codeactionDirname } from "node:path";',
+  'import { fileURLToPath as __codeactionPath } from "node:url";',
   "const require = __codeactionRequire(import.meta.url);",
   "const __filename = __codeactionPath(import.meta.url);",
   "const __dirname = __codeactionDirname(__filename);",
-  "const __codeactionInstalledUrl = (name, file) =>",
-  '  __codeactionUrl(__codeactionJoin(__codeactionDirname(require.resolve(name + "/package.json")), file)).href;',
 ].join("\n");
 
 /** Bundles the command into packages/cli/dist/bundle/ (ESM, split at each dynamic import). */
@@ -91,7 +75,7 @@ export async function bundleCli(root: string): Promise<string[]> {
   const outdir = join(root, "packages/cli/dist/bundle");
   const result = await build({
     absWorkingDir: root,
-    entryPoints: Object.entries(entries).map(([out, file]) => ({ in: file, out })),
+    entryPoints: Object.entries(bundleEntries()).map(([out, file]) => ({ in: file, out })),
     bundle: true,
     splitting: true,
     format: "esm",
@@ -100,9 +84,11 @@ export async function bundleCli(root: string): Promise<string[]> {
     outdir,
     chunkNames: "[name]-[hash]",
     banner: { js: preamble },
+    // The mark package-assets.ts reads to know it runs from this bundle (a build-time constant).
+    define: { "import.meta.codeactionBundle": "true" },
     // ssh2's optional native helpers: required inside try/catch, absent unless compiled.
     external: ["cpu-features", "*.node"],
-    plugins: [installedModuleUrls(root), withoutBuildKitSessions],
+    plugins: [withoutBuildKitSessions],
     metafile: true,
     logLevel: "warning",
   });

@@ -159,6 +159,12 @@ describe.each<Installer>(["npm", "pnpm"])(
       expect(run.stderr).toContain("engine checks: the prelaunch's, same settings");
       expect(run.stderr).toContain("files placed before the turn (a prelaunch's)");
       expect(run.stderr).not.toContain("prelaunched container not used");
+      // Both ran from the bundle's own entries (packages/sandbox/src/assets/package-assets.ts), not
+      // from the packages' compiled dist/ nor the sources.
+      expect(run.stderr).toMatch(/"workerEntry":"[^"]*\/@codeaction\/cli\/dist\/bundle\/scan-worker\.js"/);
+      expect(run.stderr).toMatch(
+        /"workerEntry":"[^"]*\/@codeaction\/cli\/dist\/bundle\/prelaunch-worker\.js"/,
+      );
     });
 
     it("codeaction ask --model anthropic:... drives the project's own @langchain/anthropic over Anthropic's wire format", async () => {

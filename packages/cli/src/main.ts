@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { cliAssets } from "./cli-assets.ts";
 import type { CliContext } from "./context.ts";
 import { CliError } from "./errors/cli-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
@@ -124,7 +125,7 @@ function hasStableCode(error: unknown): boolean {
 }
 
 function version(): string {
-  const packageJson = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+  const packageJson = JSON.parse(readFileSync(cliAssets.path("package.json"), "utf8")) as {
     version: string;
   };
   return packageJson.version;

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { access, copyFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
+import { sandboxAssets } from "./assets/sandbox-assets.ts";
 import { defaultDocker } from "./docker-connection.ts";
 import { statusCodeOf } from "./docker-operations.ts";
 import type { ContainerEngine } from "./engine/container-engine.ts";
@@ -27,7 +27,6 @@ export const BUILD_COMMAND = "codeaction image build";
 export type ImageFlavour = "base" | "data";
 export type BuildMethod = "auto" | "offline" | "dockerfile";
 
-const RECIPE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../images/python");
 const DEBIAN_SUITE = "bookworm";
 type Flavour = {
   name: string;
@@ -69,8 +68,8 @@ export function imageName(flavour: ImageFlavour): string {
 /** The recipe version of a flavour: changes whenever what goes into the image changes. */
 export async function recipeVersion(flavour: ImageFlavour): Promise<string> {
   const hash = createHash("sha256");
-  for (const file of ["additions.sh", "Dockerfile"]) {
-    hash.update(await readFile(join(RECIPE_DIR, file)));
+  for (const file of ["images/python/additions.sh", "images/python/Dockerfile"] as const) {
+    hash.update(await readFile(sandboxAssets.path(file)));
   }
   hash.update(JSON.stringify({ flavour: FLAVOURS[flavour], suite: DEBIAN_SUITE }));
   return hash.digest("hex").slice(0, 16);
@@ -214,13 +213,13 @@ async function buildWithDockerfile(
  */
 export async function dockerfileContext(flavour: ImageFlavour): Promise<string> {
   const context = await mkdtemp(join(tmpdir(), "codeaction-recipe-"));
-  const dockerfile = await readFile(join(RECIPE_DIR, "Dockerfile"), "utf8");
+  const dockerfile = await readFile(sandboxAssets.path("images/python/Dockerfile"), "utf8");
   const environment = environmentLine(flavour);
   await writeFile(
     join(context, "Dockerfile"),
     environment ? `${dockerfile.trimEnd()}\nENV${environment}\n` : dockerfile,
   );
-  await copyFile(join(RECIPE_DIR, "additions.sh"), join(context, "additions.sh"));
+  await copyFile(sandboxAssets.path("images/python/additions.sh"), join(context, "additions.sh"));
   return context;
 }
 
@@ -236,7 +235,7 @@ async function buildOffline(
     ...(options.mirror ? { mirror: options.mirror } : {}),
     name,
     debianPackages: FLAVOURS[flavour].debianPackages,
-    additionsScript: join(RECIPE_DIR, "additions.sh"),
+    additionsScript: sandboxAssets.path("images/python/additions.sh"),
     changes: [
       `ENV LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin${environmentLine(flavour)}`,
       "WORKDIR /workspace",

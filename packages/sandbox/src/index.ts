@@ -7,6 +7,7 @@ export type { ContainerEngine } from "./engine/container-engine.ts";
 export type { EngineInfo } from "./engine/engine-info.ts";
 export { engineInfo } from "./engine/engine-info.ts";
 export type { EngineSettings } from "./engine/engine-settings.ts";
+export { AssetMissingError } from "./errors/asset-missing-error.ts";
 export type { EndpointAttempt } from "./errors/docker-unavailable-error.ts";
 export { DockerUnavailableError } from "./errors/docker-unavailable-error.ts";
 export { FilePlacementError } from "./errors/file-placement-error.ts";

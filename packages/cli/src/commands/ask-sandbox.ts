@@ -84,6 +84,8 @@ export function openSandbox(options: {
     ? pino({ level: "debug" }, pino.destination({ fd: 2, sync: true }))
     : undefined;
   if (logger) sandbox.logger = logger;
+  const workerEntry = sandbox.prelaunch?.workerEntry;
+  if (workerEntry) logger?.debug({ workerEntry }, "prelaunch worker entry");
   if (request.pattern !== "code-action" || image === undefined || sandbox.ended) return;
   sandbox.manager = createCodeActionSandbox(
     { ...askSandbox(image), pool: 0 },
@@ -135,9 +137,12 @@ export function buildAskAgent(options: {
 
 /**
  * With --debug: where each data file was scanned, "worker" (its thread) or "this thread" (no worker
- * could run: a broken worker path in the bundle shows here). The packaging test reads it.
+ * could run), and the worker's entry module (the bundle's own in the installed command). The
+ * packaging test reads it.
  */
 export function logScans(logger: Logger | undefined, scans: ScanJob[]): void {
-  for (const scan of scans)
-    logger?.debug({ file: scan.file.path, scannedIn: scan.scannedIn }, "data file scanned");
+  for (const scan of scans) {
+    const { scannedIn, workerEntry } = scan;
+    logger?.debug({ file: scan.file.path, scannedIn, workerEntry }, "data file scanned");
+  }
 }

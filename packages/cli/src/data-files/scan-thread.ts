@@ -1,8 +1,10 @@
 // Data files scanned in worker threads: a scan is CPU work (parsing the typing sample), and a
 // command that starts it before it imports LangChain gets both done at once on a machine with a
 // second core (Node's module loader holds this thread for a whole import).
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { workerEnvironment } from "@codeaction/sandbox/prelaunch";
+import { cliAssets } from "../cli-assets.ts";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import type { CsvTable, ScanProgress } from "./csv-table.ts";
 import type { DataFileArgument } from "./data-formats.ts";
@@ -25,12 +27,9 @@ export type ScanJob = {
   listen(onProgress: (progress: ScanProgress) => void): void;
   /** Where the scan ran, once its table settled ("this thread" when a worker could not). */
   readonly scannedIn: "worker" | "this thread" | undefined;
+  /** The worker's entry module (cli-assets.ts: the bundle's own in the command), once a worker started. */
+  readonly workerEntry: string | undefined;
 };
-
-const workerFile = new URL(
-  import.meta.url.endsWith(".ts") ? "./scan-worker.ts" : "./scan-worker.js",
-  import.meta.url,
-);
 
 /**
  * Starts scanning each file in a worker thread of its own. A worker that cannot start or dies
@@ -48,6 +47,7 @@ function scanInThread(file: DataFileArgument): ScanJob {
     listener?.(progress);
   };
   let scannedIn: ScanJob["scannedIn"];
+  let workerEntry: string | undefined;
   const table = new Promise<CsvTable>((resolve, reject) => {
     // Loaded only here: the command imports this module before anything heavy.
     const inThisThread = () => {
@@ -56,12 +56,16 @@ function scanInThread(file: DataFileArgument): ScanJob {
         .then(({ scanCsv }) => scanCsv(file.path, { format: file.format, onProgress }))
         .then(resolve, reject);
     };
+    // Outside the try: a package without its worker entry is broken, not a reason to scan here
+    // quietly (AssetMissingError names the fix).
+    const workerFile = cliAssets.url("scan-worker");
     let worker: Worker;
     try {
       worker = new Worker(workerFile, {
         workerData: { ...file, file: file.path } satisfies ScanRequest,
         env: workerEnvironment(),
       });
+      workerEntry = fileURLToPath(workerFile);
     } catch {
       inThisThread();
       return;
@@ -94,6 +98,9 @@ function scanInThread(file: DataFileArgument): ScanJob {
     table,
     get scannedIn() {
       return scannedIn;
+    },
+    get workerEntry() {
+      return workerEntry;
     },
     listen(onProgressHeard) {
       listener = onProgressHeard;

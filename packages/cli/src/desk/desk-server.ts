@@ -3,7 +3,7 @@ import { lstat, open } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cliAssets } from "../cli-assets.ts";
 import { supportedExtensions } from "../data-files/data-formats.ts";
 import { describeError } from "./desk-errors.ts";
 import { readPastRuns } from "./desk-runs.ts";
@@ -11,12 +11,11 @@ import { deskChecker, securityHeaders, tokenCookie } from "./desk-security.ts";
 import { askInDesk, type DeskEvent, type DeskSession } from "./desk-session.ts";
 import { maxUploadBytes, receiveUpload } from "./desk-upload.ts";
 
-/** The page's own files, served by name from the package's assets/desk folder; nothing else. */
-const assetFolder = fileURLToPath(new URL("../../assets/desk/", import.meta.url));
-const assets: Record<string, string> = {
-  "/": "index.html",
-  "/desk.js": "desk.js",
-  "/desk.css": "desk.css",
+/** The page's own files, served by name from the package's assets/desk folder (cli-assets.ts); nothing else. */
+const assets: Record<string, "desk/index.html" | "desk/desk.js" | "desk/desk.css"> = {
+  "/": "desk/index.html",
+  "/desk.js": "desk/desk.js",
+  "/desk.css": "desk/desk.css",
 };
 const mediaTypes: Record<string, string> = {
   html: "text/html; charset=utf-8",
@@ -87,7 +86,7 @@ async function route(
     return void response.end();
   }
   const asset = assets[path];
-  if (request.method === "GET" && asset) return serveFile(response, join(assetFolder, asset));
+  if (request.method === "GET" && asset) return serveFile(response, cliAssets.path(asset));
   if (request.method === "GET" && path === "/api/files") {
     return respondJson(response, 200, {
       files: options.session.files.map((file) => file.path),

@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
+import { coreAssets } from "../core-assets.ts";
 
-/** The container side of the bridge, read once from the .py files beside this one. */
-const relayPath = new URL("./relay.py", import.meta.url);
-const bootstrapPath = new URL("./bootstrap.py", import.meta.url);
+/** The container side of the bridge, read once from the .py files beside this one (core-assets.ts). */
 const bootstrapMarker = '"@@CODEACTION_BOOTSTRAP@@"';
-const toolsModulePath = new URL("./codeaction_tools.py", import.meta.url);
 const stubsMarker = "# @@CODEACTION_STUBS@@";
 
 let relay: string | undefined;
@@ -15,7 +13,10 @@ let toolsModule: string | undefined;
  * BOOTSTRAP marker (a JSON string is a valid Python string literal).
  */
 export function relaySource(): string {
-  relay ??= joinBootstrap(readFileSync(relayPath, "utf8"), readFileSync(bootstrapPath, "utf8"));
+  relay ??= joinBootstrap(
+    readFileSync(coreAssets.path("relay.py"), "utf8"),
+    readFileSync(coreAssets.path("bootstrap.py"), "utf8"),
+  );
   return relay;
 }
 
@@ -27,7 +28,7 @@ function joinBootstrap(relayText: string, bootstrapText: string): string {
 
 /** The `codeaction_tools` module with the generated stubs in place of its marker line. */
 export function toolsModuleSource(stubsSource: string): string {
-  toolsModule ??= readFileSync(toolsModulePath, "utf8");
+  toolsModule ??= readFileSync(coreAssets.path("codeaction_tools.py"), "utf8");
   const index = toolsModule.lastIndexOf(stubsMarker);
   if (index < 0) throw new Error(`codeaction_tools.py lost its ${stubsMarker} line`);
   return `${toolsModule.slice(0, index)}${stubsSource}\n${toolsModule.slice(index + stubsMarker.length)}`;

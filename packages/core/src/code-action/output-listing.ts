@@ -1,6 +1,7 @@
 // Runs output-collector.py in one exec and checks what it sends: the records of /workspace/out.
 import { readFileSync } from "node:fs";
 import type { SandboxSession } from "@codeaction/sandbox";
+import { coreAssets } from "../core-assets.ts";
 
 /** Caps on the walk of /workspace/out, besides the caller's limits on the files that come back. */
 export const outputWalkCaps = {
@@ -35,7 +36,6 @@ export type OutputListing = { records: ListedRecord[]; end: ListingEnd };
 
 export type ListingLimits = { maxFileBytes: number; maxTotalBytes: number; maxFiles: number };
 
-const collectorPath = new URL("./output-collector.py", import.meta.url);
 let collectorSource: string | undefined;
 
 /**
@@ -49,7 +49,7 @@ export async function listOutputDirectory(
   directory: string,
   limits: ListingLimits,
 ): Promise<OutputListing> {
-  collectorSource ??= readFileSync(collectorPath, "utf8");
+  collectorSource ??= readFileSync(coreAssets.path("output-collector.py"), "utf8");
   const settings = { directory, ...outputWalkCaps, ...limits };
   const collector = session.spawn(["python3", "-I", "-S", "-c", collectorSource, JSON.stringify(settings)]);
   collector.stdin.end();

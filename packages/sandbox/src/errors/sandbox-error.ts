@@ -3,6 +3,8 @@
  * first, so that a caller's `switch` over the union is checked by the compiler.
  */
 export type SandboxErrorCode =
+  /** A file the package reads at run time is missing (a skipped build step, an incomplete install). */
+  | "asset-missing"
   | "container-start"
   | "docker-unavailable"
   /** The engine cannot hold the sandbox's settings (Podman over the network, rootless without cgroup limits). */

@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import { defaultDocker } from "../docker-connection.ts";
 import { statusCodeOf } from "../docker-operations.ts";
 import type { ContainerEngine } from "../engine/container-engine.ts";
@@ -18,12 +17,11 @@ export const proxyUser = "13:13";
 /** The port squid listens on inside the proxy container (unprivileged). */
 export const proxyPort = 3128;
 
-const recipeDirectory = resolve(dirname(fileURLToPath(import.meta.url)), "../../images/proxy");
 const debianPackages = ["squid"];
 
 export async function proxyRecipeVersion(): Promise<string> {
   const hash = createHash("sha256");
-  hash.update(await readFile(join(recipeDirectory, "additions.sh")));
+  hash.update(await readFile(sandboxAssets.path("images/proxy/additions.sh")));
   hash.update(JSON.stringify({ debianPackages, suite: "bookworm", user: proxyUser }));
   return hash.digest("hex").slice(0, 16);
 }
@@ -67,7 +65,7 @@ export async function buildProxyImage(
     docker,
     name: proxyImage,
     debianPackages,
-    additionsScript: join(recipeDirectory, "additions.sh"),
+    additionsScript: sandboxAssets.path("images/proxy/additions.sh"),
     changes: [
       "ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
       `USER ${proxyUser}`,

@@ -3,7 +3,9 @@
 // ends). Loads nothing but Node's own modules: it is imported before the heavy ones.
 import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../engine/engine-dialect.ts";
 import { type FileToPlace, filesToPlace } from "../placed-file-path.ts";
@@ -28,11 +30,6 @@ export type PrelaunchedContainer = {
   placed: Promise<PlacedFile[]>;
 };
 
-const workerFile = new URL(
-  import.meta.url.endsWith(".ts") ? "./prelaunch-worker.ts" : "./prelaunch-worker.js",
-  import.meta.url,
-);
-
 /**
  * One sandbox container started in a worker thread, so that its start overlaps whatever this thread
  * does meanwhile. Give it to the manager that will use it (`new SandboxManager(config, { prelaunch })`
@@ -49,6 +46,8 @@ export class SandboxPrelaunch {
   readonly config: SandboxConfigInput;
   /** Why the container could not be used, once that is known (for the manager's log). */
   failure: string | undefined;
+  /** The worker thread's entry module (in the `codeaction` command, its bundle's own). */
+  readonly workerEntry: string;
   private readonly worker: Worker | undefined;
   private readonly launched: Promise<PrelaunchedContainer | undefined>;
   private readonly engineChecked: Promise<EngineDialect | undefined>;
@@ -74,6 +73,10 @@ export class SandboxPrelaunch {
     let placedNow: (placed: PlacedFile[]) => void = () => undefined;
     const placed = new Promise<PlacedFile[]>((resolve) => (placedNow = resolve));
     const input: WorkerInput = { config, managerId: this.managerId, deadlineSeconds, files };
+    // Outside the try: a package without its worker entry is broken, not a reason to start quietly
+    // without the worker (AssetMissingError names the fix).
+    const workerFile = sandboxAssets.url("prelaunch-worker");
+    this.workerEntry = fileURLToPath(workerFile);
     try {
       this.worker = new Worker(workerFile, { workerData: input, env: workerEnvironment() });
     } catch (error) {

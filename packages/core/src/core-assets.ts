@@ -1,0 +1,18 @@
+// The files @codeaction/core reads at run time, by name (@codeaction/sandbox's package-assets.ts
+// resolves them in the sources, in dist/ and in the command's bundle).
+import { type AssetPlace, packageAssets } from "@codeaction/sandbox/internal";
+
+export const coreAssetPlaces = {
+  /** The bridge's container side (bridge/python-sources.ts). */
+  "relay.py": { besideCode: "bridge/relay.py" },
+  "bootstrap.py": { besideCode: "bridge/bootstrap.py" },
+  "codeaction_tools.py": { besideCode: "bridge/codeaction_tools.py" },
+  /** The walk of /workspace/out after a program (code-action/output-listing.ts). */
+  "output-collector.py": { besideCode: "code-action/output-collector.py" },
+} as const satisfies Record<string, AssetPlace>;
+
+export const coreAssets = packageAssets({
+  packageName: "@codeaction/core",
+  moduleUrl: import.meta.url,
+  places: coreAssetPlaces,
+});
