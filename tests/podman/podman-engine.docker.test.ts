@@ -25,17 +25,19 @@ async function podmanContainers(service: PodmanService, label: string, value: st
   return list.map((container) => container.Id);
 }
 
-/** Podman's container events since `since` (seconds), as its Docker-compatible API reports them. */
+/**
+ * Podman's container events since `since` (seconds), as its Docker-compatible API reports them.
+ * `stream: false` (Podman's own query parameter) ends the answer at the end of the event log. Not
+ * `until`: Podman 4 stops reading its log when `until` comes, read or not, so an `until` a second
+ * ahead lost the turn's events on a loaded machine (the whole log is read from the start).
+ */
 async function podmanEvents(
   service: PodmanService,
   since: number,
 ): Promise<{ action: string; labels: Record<string, string> }[]> {
   const { docker } = await connectDocker({ engine: { host: service.host } });
-  const stream = await docker.getEvents({
-    since,
-    until: Math.floor(Date.now() / 1000) + 1,
-    filters: { type: ["container"] },
-  });
+  const query = { since, stream: false, filters: { type: ["container"] } };
+  const stream = await docker.getEvents(query);
   let text = "";
   for await (const chunk of stream as AsyncIterable<Buffer>) text += chunk.toString();
   return text
