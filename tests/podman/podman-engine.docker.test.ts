@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { connectDocker, engineInfo, SandboxError, SandboxManager } from "@codeaction/sandbox";
+import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../../packages/cli/test/run-cli.ts";
 import { labelKeys } from "../../packages/sandbox/src/labels.ts";
@@ -36,7 +37,11 @@ async function podmanEvents(
   since: number,
 ): Promise<{ action: string; labels: Record<string, string> }[]> {
   const { docker } = await connectDocker({ engine: { host: service.host } });
-  const query = { since, stream: false, filters: { type: ["container"] } };
+  const query: Dockerode.GetEventsOptions & { stream: boolean } = {
+    since,
+    stream: false,
+    filters: { type: ["container"] },
+  };
   const stream = await docker.getEvents(query);
   let text = "";
   for await (const chunk of stream as AsyncIterable<Buffer>) text += chunk.toString();
