@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -196,6 +197,43 @@ describe.each<Installer>(["npm", "pnpm"])(
       const run = await runInstalledCli(project, installer, ["run", "count.py", "--csv", "orders.csv"]);
       expect(run.exitCode, describeRun(run)).toBe(0);
       expect(run.stdout.trim()).toBe("RESULT: 500");
+    });
+
+    it("codeaction desk serves its page from the installed package's assets/desk", async () => {
+      const bin = join(project, "node_modules/.bin/codeaction");
+      const desk = spawn(bin, ["desk", "--csv", "orders.csv", "--replay", "q3-revenue.json"], {
+        cwd: project,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      desk.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+      try {
+        const address = await new Promise<URL>((resolve, reject) => {
+          desk.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+            output += chunk;
+            const found = /codeaction desk: (http\S+)/.exec(output);
+            if (found?.[1]) resolve(new URL(found[1]));
+          });
+          desk.once("exit", (code) => reject(new Error(`codeaction desk exited with ${code}: ${output}`)));
+        });
+        const authorization = `Bearer ${address.searchParams.get("token")}`;
+        const shipped = join(project, "node_modules/@codeaction/cli/assets/desk");
+        for (const [path, file] of [
+          ["/", "index.html"],
+          ["/desk.js", "desk.js"],
+          ["/desk.css", "desk.css"],
+        ] as const) {
+          const response = await fetch(new URL(path, address.origin), { headers: { authorization } });
+          expect(response.status, `${path} ${output}`).toBe(200);
+          expect(await response.text()).toBe(await readFile(join(shipped, file), "utf8"));
+        }
+      } finally {
+        if (desk.exitCode === null && desk.signalCode === null) {
+          const exited = new Promise((resolve) => desk.once("exit", resolve));
+          desk.kill("SIGTERM");
+          await exited;
+        }
+      }
     });
 
     it("codeaction --version reads the installed package's version", async () => {
