@@ -1,26 +1,27 @@
 // Builds what is packed: each publishable package's src/ compiled to dist/ (JavaScript, declarations,
-// source maps, declaration maps), plus the run-time assets that live beside the sources (the bridge's
-// Python files), and the `codeaction` command's bundle (bundle-cli.ts). Always a clean build: dist/ is removed first, so nothing stale is ever packed.
+// source maps, declaration maps), plus the run-time files its asset table puts beside the code (the
+// bridge's Python files: `besideCode` in packages/*/src/*-assets.ts), and the `codeaction` command's
+// bundle (bundle-cli.ts). Always a clean build: dist/ is removed first, so nothing stale is ever packed.
 // Usage: node scripts/build-packages.ts   (also `pnpm build`)
 import { spawnSync } from "node:child_process";
-import { cpSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import { assetTables } from "./asset-tables.ts";
 import { bundleCli } from "./bundle-cli.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The publishable packages, in build order (each builds after what it depends on). */
 export const publishedPackages = ["sandbox", "core", "cli"] as const;
-const assetExtensions = [".py"];
 
-function copyAssets(packageDirectory: string): string[] {
-  const source = join(packageDirectory, "src");
+/** Copies the files the package's asset table puts beside the code from src/ to dist/. */
+function copyAssets(name: (typeof publishedPackages)[number]): string[] {
+  const packageDirectory = join(root, "packages", name);
   const copied: string[] = [];
-  for (const entry of readdirSync(source, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || !assetExtensions.some((extension) => entry.name.endsWith(extension))) continue;
-    const from = join(entry.parentPath, entry.name);
-    const to = join(packageDirectory, "dist", relative(source, from));
-    cpSync(from, to);
+  for (const place of Object.values(assetTables[name])) {
+    if (!("besideCode" in place)) continue;
+    const to = join(packageDirectory, "dist", place.besideCode);
+    cpSync(join(packageDirectory, "src", place.besideCode), to);
     copied.push(relative(root, to));
   }
   return copied;
@@ -39,7 +40,7 @@ async function build(): Promise<void> {
     process.exit(1);
   }
   for (const name of publishedPackages) {
-    const copied = copyAssets(join(root, "packages", name));
+    const copied = copyAssets(name);
     process.stderr.write(
       `[build] packages/${name}/dist${copied.length ? ` (+ ${copied.join(", ")})` : ""}\n`,
     );

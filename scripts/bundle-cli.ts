@@ -7,10 +7,7 @@
 // the user installs, such as @langchain/anthropic, resolve from the installed tree as before).
 import { basename, join } from "node:path";
 import { build, type Plugin } from "esbuild";
-import { cliAssetPlaces } from "../packages/cli/src/cli-assets.ts";
-import { coreAssetPlaces } from "../packages/core/src/core-assets.ts";
-import type { AssetPlace } from "../packages/sandbox/src/assets/package-assets.ts";
-import { sandboxAssetPlaces } from "../packages/sandbox/src/assets/sandbox-assets.ts";
+import { assetTables } from "./asset-tables.ts";
 
 // Files read at run time (the bridge's Python files, the image recipes, the desk's page, package.json,
 // the worker threads' entries) are found by name through each package's asset table
@@ -22,12 +19,8 @@ import { sandboxAssetPlaces } from "../packages/sandbox/src/assets/sandbox-asset
 
 /** The command's entry, and one entry per worker thread the asset tables name (`workerEntry`). */
 export function bundleEntries(): Record<string, string> {
-  const workers = Object.entries({
-    sandbox: sandboxAssetPlaces,
-    core: coreAssetPlaces,
-    cli: cliAssetPlaces,
-  }).flatMap(([packageName, places]) =>
-    Object.values<AssetPlace>(places).flatMap((place) =>
+  const workers = Object.entries(assetTables).flatMap(([packageName, places]) =>
+    Object.values(places).flatMap((place) =>
       "workerEntry" in place
         ? [[basename(place.workerEntry), `packages/${packageName}/src/${place.workerEntry}.ts`] as const]
         : [],
