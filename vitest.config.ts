@@ -6,13 +6,11 @@ import { defineConfig } from "vitest/config";
 // invocation). No per-project pool size: Vitest 3's forks pool reads maxForks and maxWorkers from the
 // root config only (createForksPool reads vitest.config.poolOptions.forks), so one set in a project
 // never took effect. What a project can set is `poolOptions.forks.singleFork`: its files then run
-// one after another in one worker, after every other file of the same invocation has finished
-// (`docker-alone` below).
+// one after another in one worker, after every other file of the same invocation has finished (for
+// a test that ever needs the engine to itself; none does today).
 // A warm relay a session hands out that is not the command a turn needs is an error in every test
 // (in production the turn starts its own relay and logs why: relay-process.ts).
 const env = { CODEACTION_WARM_MISMATCH: "error" };
-// Docker test files that run alone (the project `docker-alone` below says why).
-const dockerAlone = ["packages/sandbox/src/network/sweep-networks.docker.test.ts"];
 
 export default defineConfig({
   test: {
@@ -41,26 +39,11 @@ export default defineConfig({
             "tests/**/*.docker.test.ts",
             "examples/**/*.docker.test.ts",
           ],
-          exclude: [...dockerAlone, "**/node_modules/**"],
+          exclude: ["**/node_modules/**"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: true,
           maxConcurrency: 4,
-        },
-      },
-      {
-        // Docker tests that cannot share the engine with other files running at the same time: they
-        // run alone, after the parallel docker and security files (singleFork, see the top). The
-        // network sweep's test makes a network whose owner is dead and asserts that ITS sweep removed
-        // it: any other file's manager sweeps (ready() does) and could remove it first.
-        test: {
-          name: "docker-alone",
-          env,
-          include: dockerAlone,
-          exclude: ["**/node_modules/**"],
-          testTimeout: 120_000,
-          hookTimeout: 120_000,
-          poolOptions: { forks: { singleFork: true } },
         },
       },
       {
