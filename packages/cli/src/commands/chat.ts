@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import type { Agent, AgentResult } from "@codeaction/core";
+import type { Agent, AgentResult, BuildAgentOptions } from "@codeaction/core";
 import { writePrivateFile } from "@codeaction/core/internal";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
@@ -115,15 +115,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     servers: serverCommandLines(values.server ?? [], servers),
   });
   const agent = await buildAgentOrDispose(csv, () =>
-    buildAgent({
-      model,
-      pattern: "code-action",
-      extraTools: csv.tools,
-      ...(Object.keys(servers).length > 0 ? { servers } : {}),
-      sandbox: { network: "none", image },
-      codeAction: { dataFiles: csv.sandboxFiles, preimport: preimportFor(image) },
-      ...approval?.agentOptions,
-    }),
+    buildAgent(chatAgentOptions({ model, csv, servers, image, approval })),
   );
   progress.stop();
   try {
@@ -133,6 +125,26 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     await csv.close();
   }
   return 0;
+}
+
+/** The session's code-action agent: the data files' tools, the servers, the image, the approval. */
+function chatAgentOptions(parts: {
+  model: BuildAgentOptions["model"];
+  csv: LoadedData;
+  servers: Awaited<ReturnType<typeof serverSpecs>>;
+  image: string;
+  approval: SessionApproval | undefined;
+}): BuildAgentOptions {
+  const { model, csv, servers, image, approval } = parts;
+  return {
+    model,
+    pattern: "code-action",
+    extraTools: csv.tools,
+    ...(Object.keys(servers).length > 0 ? { servers } : {}),
+    sandbox: { network: "none", image },
+    codeAction: { dataFiles: csv.sandboxFiles, preimport: preimportFor(image) },
+    ...approval?.agentOptions,
+  };
 }
 
 /** --approve: the session's approval; a turn answered "later" goes to --journal (or the default). */
