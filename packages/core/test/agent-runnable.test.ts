@@ -2,7 +2,7 @@ import { type AIMessage, HumanMessage } from "@langchain/core/messages";
 import { RunnableLambda } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { AbortError, buildAgent, CodeActionError, ConfigError, ModelCallError } from "../src/index.ts";
 import { toMessages } from "../src/input-messages.ts";
@@ -47,6 +47,19 @@ function waitingTool() {
     { name: "wait_forever", description: "Waits.", schema: z.object({}) },
   );
   return { tool: waiter, state, firstStart };
+}
+
+/** `pending`, with the fake clock moved on (1 s at a time) until it settles. */
+async function settled<T>(pending: Promise<T>): Promise<T> {
+  let done = false;
+  const watched = pending.finally(() => {
+    done = true;
+  });
+  watched.catch(() => undefined);
+  while (!done) {
+    await vi.advanceTimersByTimeAsync(1000);
+  }
+  return watched;
 }
 
 describe("the agent as a LangChain Runnable (tools pattern, scripted model)", () => {
@@ -236,17 +249,26 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
         .withFallbacks([flaky.withConfig({ tags: ["fallback"] })]),
       extraTools: [add()],
     });
-    // The tools reached the fallback's model: it was asked with the add tool bound.
-    expect((await agent.invoke("1 + 1?")).answer).toBe("2");
-    expect(flaky.calls[0]?.tools).toHaveLength(1);
-    const piped = agent.withConfig({ runName: "inner" }).pipe((result) => result.answer.toUpperCase());
-    expect(await piped.invoke("2 + 2?")).toBe("4");
-    // One input after the other: each gets the next reply, in order.
-    const answers = await agent.batch(["2 + 3?", "3 + 3?"], { maxConcurrency: 1 });
-    expect(answers.map((result) => result.answer)).toEqual(["5", "6"]);
-    // The replies are used up: the model's own error comes back in its place, not thrown.
-    const [exhausted] = await agent.batch(["x"], {}, { returnExceptions: true });
-    expect(ScriptedRepliesExhaustedError.isInstance(exhausted), String(exhausted)).toBe(true);
+    // withRetry waits 1 to 2 s (LangChain's own back-off, which takes no option) before its retry:
+    // that wait runs on a fake clock, moved on until the call settles.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      // The tools reached the fallback's model: it was asked with the add tool bound.
+      expect((await settled(agent.invoke("1 + 1?"))).answer).toBe("2");
+      expect(flaky.calls[0]?.tools).toHaveLength(1);
+      const piped = agent.withConfig({ runName: "inner" }).pipe((result) => result.answer.toUpperCase());
+      expect(await settled(piped.invoke("2 + 2?"))).toBe("4");
+      // One input after the other: each gets the next reply, in order.
+      const answers = await settled(agent.batch(["2 + 3?", "3 + 3?"], { maxConcurrency: 1 }));
+      expect(answers.map((result) => result.answer)).toEqual(["5", "6"]);
+      // The replies are used up: the model's own error comes back in its place, not thrown.
+      const [exhausted] = await settled(agent.batch(["x"], {}, { returnExceptions: true }));
+      expect(ScriptedRepliesExhaustedError.isInstance(exhausted), String(exhausted)).toBe(true);
+      // The failing model was tried twice for each of its six calls: the retries did happen.
+      expect(failing.calls).toHaveLength(12);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("close(), shutdown() (its deprecated old name) and `await using` end the agent: a later turn is refused", async () => {

@@ -41,11 +41,22 @@ async function connect(...parameters: Parameters<typeof connectServers>): Promis
   return connected;
 }
 
-/** The same checks for a server however it is reached. */
+/**
+ * The same checks for a server however it is reached. The checks only read and call stateless
+ * tools, so they share one connection (one server process for stdio) instead of one each.
+ */
 function describeFixtureTools(transportName: string, spec: () => ServerSpec) {
   describe(`the fixture tools over ${transportName}`, () => {
+    let shared: ConnectedServers;
+    beforeAll(async () => {
+      shared = await connectServers({ shop: spec() });
+    });
+    afterAll(async () => {
+      await shared?.close();
+    });
+
     it("lists every tool with its schemas, description and origin", async () => {
-      const connected = await connect({ shop: spec() });
+      const connected = shared;
       expect(connected.tools.map((candidate) => candidate.name).sort()).toEqual(
         [
           "check_inventory",
@@ -79,7 +90,7 @@ function describeFixtureTools(transportName: string, spec: () => ServerSpec) {
     });
 
     it("maps each kind of result, keeping its structure", async () => {
-      const connected = await connect({ shop: spec() });
+      const connected = shared;
       expect(await tool(connected, "lookup_order").invoke({ orderId: "A-1001" }, context)).toEqual({
         orderId: "A-1001",
         region: "EMEA",
@@ -122,7 +133,7 @@ function describeFixtureTools(transportName: string, spec: () => ServerSpec) {
     });
 
     it("throws the server's own message for an isError result", async () => {
-      const connected = await connect({ shop: spec() });
+      const connected = shared;
       const error = await tool(connected, "check_inventory")
         .invoke({ sku: "KB-01" }, context)
         .catch((caught: unknown) => caught);
@@ -132,7 +143,7 @@ function describeFixtureTools(transportName: string, spec: () => ServerSpec) {
     });
 
     it("passes the server's validation message on for bad arguments", async () => {
-      const connected = await connect({ shop: spec() });
+      const connected = shared;
       await expect(tool(connected, "greet").invoke({ name: 42 }, context)).rejects.toThrow(/name/);
     });
   });
