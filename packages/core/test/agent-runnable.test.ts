@@ -11,6 +11,7 @@ import {
   ScriptedRepliesExhaustedError,
   startOpenAIFixture,
 } from "../src/testing/index.ts";
+import { settled } from "./fake-clock.ts";
 import { RunRecorder } from "./run-recorder.ts";
 
 const add = () =>
@@ -47,19 +48,6 @@ function waitingTool() {
     { name: "wait_forever", description: "Waits.", schema: z.object({}) },
   );
   return { tool: waiter, state, firstStart };
-}
-
-/** `pending`, with the fake clock moved on (1 s at a time) until it settles. */
-async function settled<T>(pending: Promise<T>): Promise<T> {
-  let done = false;
-  const watched = pending.finally(() => {
-    done = true;
-  });
-  watched.catch(() => undefined);
-  while (!done) {
-    await vi.advanceTimersByTimeAsync(1000);
-  }
-  return watched;
 }
 
 describe("the agent as a LangChain Runnable (tools pattern, scripted model)", () => {
@@ -249,8 +237,7 @@ describe("the agent as a LangChain Runnable (tools pattern, scripted model)", ()
         .withFallbacks([flaky.withConfig({ tags: ["fallback"] })]),
       extraTools: [add()],
     });
-    // withRetry waits 1 to 2 s (LangChain's own back-off, which takes no option) before its retry:
-    // that wait runs on a fake clock, moved on until the call settles.
+    // withRetry's wait before its retry runs on the fake clock (fake-clock.ts).
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
       // The tools reached the fallback's model: it was asked with the add tool bound.

@@ -1,7 +1,8 @@
 import { HumanMessage } from "@langchain/core/messages";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadModel } from "../src/model.ts";
 import { type OpenAIFixture, startOpenAIFixture } from "../src/testing/index.ts";
+import { settled } from "./fake-clock.ts";
 
 // docs/langchain.md: "Nothing is retried for you". A model built from a provider string asks once;
 // withRetry() is the one retry. The local server counts the requests that reached it.
@@ -18,9 +19,15 @@ describe("models built from provider strings do not retry on their own", () => {
     const model = await loadModel("openai:gpt-5-mini", environment);
     await expect(model.invoke([new HumanMessage("hi")])).rejects.toMatchObject({ status: 500 });
     expect(server.requests.length).toBe(1);
-    await expect(
-      model.withRetry({ stopAfterAttempt: 2 }).invoke([new HumanMessage("hi")]),
-    ).rejects.toMatchObject({ status: 500 });
+    // withRetry's wait before its retry runs on the fake clock (fake-clock.ts).
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      await expect(
+        settled(model.withRetry({ stopAfterAttempt: 2 }).invoke([new HumanMessage("hi")])),
+      ).rejects.toMatchObject({ status: 500 });
+    } finally {
+      vi.useRealTimers();
+    }
     expect(server.requests.length).toBe(3);
   });
 

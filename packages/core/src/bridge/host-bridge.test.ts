@@ -544,8 +544,9 @@ print("RESULT:", " | ".join(out))
       stubsSource: renderStubsModule([tool]),
       tools: [tool],
       execTimeout: 1,
+      // Longer than execTimeout: counted, the wait alone would end the program.
       approval: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 2500));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
         return true;
       },
     });
