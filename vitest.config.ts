@@ -8,6 +8,9 @@ import { defineConfig } from "vitest/config";
 // never took effect. What a project can set is `poolOptions.forks.singleFork`: its files then run
 // one after another in one worker, after every other file of the same invocation has finished (for
 // a test that ever needs the engine to itself; none does today).
+// `pnpm test:unit` adds --no-isolate: one module registry for all the unit files, so LangChain and
+// the SDKs load once, not once a file (isolation is a root-only pool option in Vitest 3 too).
+// scripts/test.sh runs the unit files isolated.
 // A warm relay a session hands out that is not the command a turn needs is an error in every test
 // (in production the turn starts its own relay and logs why: relay-process.ts).
 const env = { CODEACTION_WARM_MISMATCH: "error" };

@@ -1,8 +1,7 @@
 import type { SandboxManager, SpawnedProcess, WarmHandle } from "@codeaction/sandbox";
 import type { Logger } from "pino";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CodeActionError } from "../errors/code-action-error.ts";
-import { createCodeActionSandbox } from "./code-action-sandbox.ts";
 import { relayCommand, spawnRelay, warmRelayMismatch } from "./relay-process.ts";
 
 // The two roads of the warm relay: the manager's warmCommand (createCodeActionSandbox) and the
@@ -16,6 +15,14 @@ vi.mock("./new-sandbox-manager.ts", () => ({
     return {} as SandboxManager;
   },
 }));
+
+// Imported after the mock, from a fresh module registry: `pnpm test:unit` runs files without
+// isolation, so an earlier file may have loaded code-action-sandbox.ts with the real manager.
+let createCodeActionSandbox: typeof import("./code-action-sandbox.ts").createCodeActionSandbox;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ createCodeActionSandbox } = await import("./code-action-sandbox.ts"));
+});
 
 /** The warm command createCodeActionSandbox gives its manager for this preimport. */
 function managersWarmCommand(preimport: string[]): string[] {
