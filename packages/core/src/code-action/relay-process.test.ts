@@ -1,6 +1,6 @@
 import type { SandboxManager, SpawnedProcess, WarmHandle } from "@codeaction/sandbox";
 import type { Logger } from "pino";
-import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { relayCommand, spawnRelay, warmRelayMismatch } from "./relay-process.ts";
 
@@ -22,6 +22,11 @@ let createCodeActionSandbox: typeof import("./code-action-sandbox.ts").createCod
 beforeAll(async () => {
   vi.resetModules();
   ({ createCodeActionSandbox } = await import("./code-action-sandbox.ts"));
+});
+// And the mock goes with this file: the files after it load the real manager again.
+afterAll(() => {
+  vi.doUnmock("./new-sandbox-manager.ts");
+  vi.resetModules();
 });
 
 /** The warm command createCodeActionSandbox gives its manager for this preimport. */
