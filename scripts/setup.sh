@@ -52,10 +52,10 @@ fi
 docker_ping() { curl -fsS --max-time 3 --unix-socket "${1:-/var/run/docker.sock}" http://localhost/_ping >/dev/null 2>&1; }
 if [ -z "${DOCKER_HOST:-}" ] && ! docker_ping; then
   if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
-    if ! command -v dockerd >/dev/null || ! command -v runsc >/dev/null || ! command -v debootstrap >/dev/null; then
-      say "installing docker.io, runsc and debootstrap from Debian's packages"
+    if ! command -v dockerd >/dev/null || ! command -v runsc >/dev/null; then
+      say "installing docker.io and runsc from Debian's packages"
       DEBIAN_FRONTEND=noninteractive apt-get update -qq
-      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io runsc debootstrap >/dev/null
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io runsc >/dev/null
     fi
     "$ROOT/scripts/register-gvisor.sh"
     say "starting dockerd (log: .tools/dockerd.log)"
@@ -73,6 +73,13 @@ fi
 say "docker engine answers"
 
 # 4. The sandbox image ---------------------------------------------------------
+# Built offline with mmdebstrap (root on Debian; docs/images.md), installed here when missing:
+# without its Recommends, which a root build does not use (uidmap, fakeroot and the like).
+if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ] && ! command -v mmdebstrap >/dev/null; then
+  say "installing mmdebstrap from Debian's packages (the offline image build)"
+  install_mmdebstrap() { DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null; }
+  install_mmdebstrap || { DEBIAN_FRONTEND=noninteractive apt-get update -qq && install_mmdebstrap; }
+fi
 # Only codeaction/python:3.11, the one the demo's question runs in (ask without --data). The data
 # image and the egress proxy image are the tests' (scripts/setup-tests.sh), or built on demand:
 # `codeaction image build --data`, `node scripts/build-images.ts --flavour proxy`.

@@ -59,6 +59,17 @@ describe("sandbox images", () => {
     expect(info.Config.Volumes ?? {}).toEqual({});
   });
 
+  it("the offline tree has debootstrap's package set (usr-is-merged, no perl) and dpkg without the build's options", async () => {
+    // dpkg-query -W: "package<TAB>version" per installed package.
+    const output = await runIn(DEFAULT_IMAGE, ["sh", "-c", "dpkg-query -W; ls /etc/dpkg/dpkg.cfg.d/"]);
+    const lines = output.split("\n").map((line) => line.split("\t")[0]);
+    expect(lines).toContain("usr-is-merged");
+    expect(lines).toContain("python3-pip");
+    expect(lines).not.toContain("usrmerge");
+    expect(lines).not.toContain("perl");
+    expect(lines).not.toContain("99mmdebstrap");
+  });
+
   it("the data flavour has numpy, pandas, openpyxl and matplotlib drawing with Agg", async () => {
     expect((await imageState(docker, "data")).state).toBe("current");
     const output = await runIn("codeaction/python:3.11-data", [

@@ -15,7 +15,7 @@ export const imageBuildHelp = `Usage: codeaction image build [--data | --all] [-
 
 Builds the sandbox image: ${DEFAULT_IMAGE} (Python's standard library), or with --data
 ${DATA_IMAGE} (adds numpy, pandas, matplotlib and openpyxl). Offline when no registry
-is reachable (Debian's debootstrap, as root on Linux), else a Dockerfile FROM python:3.11-slim. An
+is reachable (Debian's mmdebstrap, as root on Linux), else a Dockerfile FROM python:3.11-slim. An
 image built from the current recipe is reused unless --force.
 
 On a terminal one line follows the build (step 6 of 12, what runs); elsewhere one line says that

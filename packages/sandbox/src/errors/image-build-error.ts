@@ -3,7 +3,7 @@ import { SandboxError } from "./sandbox-error.ts";
 const marker = "codeaction.sandbox.image-build-error";
 const symbol = Symbol.for(marker);
 
-/** Building a sandbox image failed: debootstrap, tar, `docker import` or `docker build` said why. */
+/** Building a sandbox image failed: mmdebstrap, tar, `docker import` or `docker build` said why. */
 export class ImageBuildError extends SandboxError {
   protected readonly [symbol] = true;
 

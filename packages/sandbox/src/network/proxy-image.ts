@@ -4,11 +4,11 @@ import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import { defaultDocker } from "../docker-connection.ts";
 import { statusCodeOf } from "../docker-operations.ts";
 import type { ContainerEngine } from "../engine/container-engine.ts";
-import { buildDebootstrapImage, RECIPE_LABEL } from "../image.ts";
+import { buildOfflineImage, DEBIAN_SUITE, OFFLINE_TREE_METHOD, RECIPE_LABEL } from "../offline-image.ts";
 
 /**
  * The egress proxy image `codeaction/proxy:squid`: Debian bookworm minbase with Debian's squid,
- * built offline like the sandbox images (debootstrap, images/proxy/additions.sh, `docker import`).
+ * built offline like the sandbox images (mmdebstrap, images/proxy/additions.sh, `docker import`).
  * Its recipe version (a hash of the recipe) is stored in the `codeaction.recipe` label.
  */
 export const proxyImage = "codeaction/proxy:squid";
@@ -17,12 +17,15 @@ export const proxyUser = "13:13";
 /** The port squid listens on inside the proxy container (unprivileged). */
 export const proxyPort = 3128;
 
-const debianPackages = ["squid"];
+// lsb-base (transitional): what debootstrap's resolver added and apt's does not, so the image keeps its packages.
+const debianPackages = ["squid", "lsb-base"];
 
 export async function proxyRecipeVersion(): Promise<string> {
   const hash = createHash("sha256");
   hash.update(await readFile(sandboxAssets.path("images/proxy/additions.sh")));
-  hash.update(JSON.stringify({ debianPackages, suite: "bookworm", user: proxyUser }));
+  hash.update(
+    JSON.stringify({ debianPackages, suite: DEBIAN_SUITE, user: proxyUser, tree: OFFLINE_TREE_METHOD }),
+  );
   return hash.digest("hex").slice(0, 16);
 }
 
@@ -46,11 +49,13 @@ export type BuildProxyImageResult = {
   durationMs: number;
 };
 
-/** Builds the proxy image unless the present one matches the recipe (or `force`). */
+/** Builds the proxy image unless the present one matches the recipe (or `force`, or `tag`). */
 export async function buildProxyImage(
   options: {
     docker?: ContainerEngine;
     force?: boolean;
+    /** Image name to produce instead of `proxyImage` (always builds). */
+    tag?: string;
     mirror?: string;
     onProgress?: (line: string) => void;
   } = {},
@@ -58,12 +63,13 @@ export async function buildProxyImage(
   const started = performance.now();
   const docker = options.docker ?? defaultDocker();
   const version = await proxyRecipeVersion();
-  if (!options.force && (await proxyImageState(docker)) === "current") {
-    return { name: proxyImage, version, method: "reused", durationMs: performance.now() - started };
+  const name = options.tag ?? proxyImage;
+  if (!options.force && !options.tag && (await proxyImageState(docker)) === "current") {
+    return { name, version, method: "reused", durationMs: performance.now() - started };
   }
-  await buildDebootstrapImage({
+  await buildOfflineImage({
     docker,
-    name: proxyImage,
+    name,
     debianPackages,
     additionsScript: sandboxAssets.path("images/proxy/additions.sh"),
     changes: [
@@ -75,5 +81,5 @@ export async function buildProxyImage(
     ...(options.mirror ? { mirror: options.mirror } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
   });
-  return { name: proxyImage, version, method: "offline", durationMs: performance.now() - started };
+  return { name, version, method: "offline", durationMs: performance.now() - started };
 }
