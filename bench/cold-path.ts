@@ -5,8 +5,6 @@ import { settle } from "./docker-state.ts";
 
 /** A stand-in for the relay: an interpreter that waits for its input, then prints the result. */
 const stepProgram = 'import sys; sys.stdin.read(); print("RESULT: 1")';
-/** Started with the container as code-action's manager starts its relay (the manager's `warmCommand`). */
-const stepCommand = ["python3", "-I", "-c", stepProgram];
 
 export type ColdPathSamples = Record<string, number[]>;
 
@@ -43,48 +41,37 @@ function stepRecorder(): { logger: LoggerOption; take: () => Record<string, numb
 /**
  * Where a cold run's time goes, in the order a session takes the steps: the launch's steps as the
  * sandbox logs them (create; read-back before start with the lifeline's attach; start; read-back
- * after start with the kill helper's exec and the stand-in relay's, as code-action's manager starts
- * its relay), then the wait for the kill helper (createSession besides the launch), the program's
- * exec (none: the relay already runs; with no warm process handed out, a fresh exec whose `started`
- * also waits for the kill helper), the interpreter and program, the exit code, and the removal,
- * which a turn does not wait for. No pool: every round is a cold start.
+ * after start with the kill helper's exec), then the program's exec (its `started` also waits for
+ * the kill helper), the interpreter and program, the exit code, and the removal, which a turn does
+ * not wait for. No pool: every round is a cold start.
  */
 export async function measureColdPath(options: {
   docker: Dockerode;
   rounds: number;
   backend: "docker" | "gvisor";
   onProgress?: (message: string) => void;
-}): Promise<{ warm: ColdPathSamples; exec: ColdPathSamples }> {
-  // Side by side, interleaved: the relay started with the container (what a turn does) and, for
-  // comparison, the route before it (the relay as a fresh exec once the session is handed out).
-  const variants = (["warm", "exec"] as const).map((name) => {
-    const recorder = stepRecorder();
-    const manager = new SandboxManager(
-      { backend: options.backend, pool: 0 },
-      { logger: recorder.logger, ...(name === "warm" ? { warmCommand: stepCommand } : {}) },
-    );
-    return { name, recorder, manager, samples: {} as ColdPathSamples };
-  });
+}): Promise<ColdPathSamples> {
+  const recorder = stepRecorder();
+  const manager = new SandboxManager({ backend: options.backend, pool: 0 }, { logger: recorder.logger });
+  await manager.ready();
+  const samples: ColdPathSamples = {};
   try {
-    for (const variant of variants) await variant.manager.ready();
     for (let round = 0; round <= options.rounds; round += 1) {
-      const order = round % 2 === 0 ? variants : [...variants].reverse();
-      for (const variant of order) {
-        await settle(options.docker, { expected: 0 });
-        const steps = await runOnce(variant.manager, variant.recorder.take);
-        // The first round warms caches and is not counted.
-        if (round === 0) continue;
+      await settle(options.docker, { expected: 0 });
+      const steps = await runOnce(manager, recorder.take);
+      // The first round warms caches and is not counted.
+      if (round > 0) {
         for (const [step, milliseconds] of Object.entries(steps)) {
-          variant.samples[step] ??= [];
-          variant.samples[step].push(milliseconds);
+          samples[step] ??= [];
+          samples[step].push(milliseconds);
         }
       }
       options.onProgress?.(`cold path (${options.backend}) round ${round}/${options.rounds}`);
     }
   } finally {
-    await Promise.allSettled(variants.map((variant) => variant.manager.close()));
+    await manager.close();
   }
-  return { warm: variants[0]!.samples, exec: variants[1]!.samples };
+  return samples;
 }
 
 async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, number>) {
@@ -92,8 +79,7 @@ async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, 
   const session = await manager.createSession();
   const created = performance.now();
   const launchSteps = takeSteps();
-  // As core's spawnRelay does: the warm process when the session hands one out, else a fresh exec.
-  const process = session.takeWarm()?.claim() ?? session.spawn(stepCommand);
+  const process = session.spawn(["python3", "-I", "-c", stepProgram]);
   const stdout: Buffer[] = [];
   process.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
   process.stderr.resume();
@@ -112,8 +98,8 @@ async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, 
   const launchTotal = Object.values(launchSteps).reduce((total, value) => total + value, 0);
   return {
     ...launchSteps,
-    "createSession besides the launch (kill helper ready)": created - began - launchTotal,
-    "program exec (none when warm), kill helper ready": started - created,
+    "createSession besides the launch": created - began - launchTotal,
+    "program exec, kill helper ready": started - created,
     "interpreter and program": ended - started,
     "exit code read": exited - ended,
     "critical path in all": exited - began,

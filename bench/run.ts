@@ -140,22 +140,14 @@ if (wanted("turn")) {
 
 if (wanted("cold")) {
   for (const backend of ["docker", "gvisor"] as const) {
-    const runtime = backend === "docker" ? "runc" : "gVisor";
-    const section = `cold path breakdown (${runtime})`;
+    const section = `cold path breakdown (${backend === "docker" ? "runc" : "gVisor"})`;
     const steps = await measureColdPath({
       docker,
       rounds: backend === "docker" ? plan.turnRounds : plan.gvisorRounds,
       backend,
       onProgress: progress,
     });
-    for (const [step, values] of Object.entries(steps.warm)) figure(section, step, values);
-    // The route before the relay started with the container, measured interleaved with it.
-    const before = `cold path, relay as a fresh exec (${runtime})`;
-    for (const [step, values] of Object.entries(steps.exec)) figure(before, step, values);
-    const critical = "critical path in all";
-    const warm = summarize(steps.warm[critical] ?? []);
-    const exec = summarize(steps.exec[critical] ?? []);
-    ratio(section, "fresh exec / relay with the container, critical path at p50", exec.p50 / warm.p50);
+    for (const [step, values] of Object.entries(steps)) figure(section, step, values);
   }
 }
 

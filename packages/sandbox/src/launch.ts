@@ -13,7 +13,6 @@ import type { SessionNetwork } from "./network/session-network.ts";
 import { applySessionNetwork } from "./network/session-networking.ts";
 import type { PlacedFile } from "./placed-files.ts";
 import { execsNeedGuard } from "./syscall-guard.ts";
-import { type WarmCommand, WarmProcess } from "./warm-process.ts";
 
 /** A started, verified container with its lifeline and kill helper. */
 export type LaunchedContainer = {
@@ -51,13 +50,6 @@ type LaunchOptions = {
    * reason: a warm pool that is drained stops its starts in flight instead of finishing them.
    */
   signal?: AbortSignal;
-  /**
-   * A command to start in the container alongside the read-back after start (its exec overlaps the
-   * kill helper's), returned as `warm`: the first program of a cold container needs no exec of its
-   * own on the critical path. Nothing is written to it here; whoever hands it out waits for the kill
-   * helper first (`helper.ready`). Closed if the launch fails.
-   */
-  warm?: WarmCommand;
 };
 
 /**
@@ -69,7 +61,7 @@ export async function launchContainer(
   docker: ContainerEngine,
   config: SandboxConfig,
   options: LaunchOptions,
-): Promise<LaunchedContainer & { warm?: WarmProcess }> {
+): Promise<LaunchedContainer> {
   const launched = await launch(docker, config, options, { withKillHelper: true });
   if (!launched.helper) throw new Error("unreachable: a launch with its kill helper returned none");
   return { ...launched, helper: launched.helper };
@@ -82,20 +74,17 @@ export async function launchContainer(
 export function launchForHandover(
   docker: ContainerEngine,
   config: SandboxConfig,
-  options: Omit<LaunchOptions, "warm">,
+  options: LaunchOptions,
 ): Promise<Omit<LaunchedContainer, "helper">> {
   return launch(docker, config, options, { withKillHelper: false });
 }
-
-/** What `launch` returns: the container, its kill helper when asked for, its warm command's process when given. */
-type Launched = Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined; warm?: WarmProcess };
 
 async function launch(
   docker: ContainerEngine,
   config: SandboxConfig,
   options: LaunchOptions,
   parts: { withKillHelper: boolean },
-): Promise<Launched> {
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
   if (secondsLeft < 1) {
     throw new SandboxError(
@@ -141,7 +130,7 @@ async function startVerified(
   config: SandboxConfig,
   options: LaunchOptions & { withKillHelper: boolean },
   stepEnded: (step: LaunchStep) => void,
-): Promise<Launched> {
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const verifyOptions = {
     imageEnv: options.imageEnv,
     ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
@@ -162,10 +151,9 @@ async function startVerified(
     await container.start();
     stepEnded("start");
     options.signal?.throwIfAborted();
-    const { helper, warm } = await verifyRunning(container, config, {
+    const { helper } = await verifyRunning(container, config, {
       ...verifyOptions,
       withKillHelper: options.withKillHelper,
-      ...(options.warm ? { warm: { command: options.warm, guard: execsNeedGuard(config) } } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
     stepEnded("inspect-and-kill-helper");
@@ -175,7 +163,6 @@ async function startVerified(
       lifeline: attachedLifeline,
       helper,
       guardExecs: execsNeedGuard(config),
-      ...(warm ? { warm } : {}),
     };
   } catch (error) {
     await teardownContainer({ container, lifeline }).catch(() => undefined);
@@ -185,10 +172,9 @@ async function startVerified(
 
 /**
  * The read-back of a started container (every flag again, and running) with, at the same time, the
- * kill helper's exec (and the warm command's, when given): the helper is our own script, and no
- * program runs before both are done (the session waits for `helper.ready`). Closes the helper and
- * the warm process if the read-back fails. Also how a container started in another thread
- * (prelaunch) is taken over: read back here, in the thread that runs it.
+ * kill helper's exec: the helper is our own script, and no program runs before both are done (the
+ * session waits for `helper.ready`). Closes the helper if the read-back fails. Also how a container
+ * started in another thread (prelaunch) is taken over: read back here, in the thread that runs it.
  */
 export async function verifyRunning(
   container: EngineContainer,
@@ -199,24 +185,18 @@ export async function verifyRunning(
     /** Podman: flags its inspect does not show are read from inside (engine/podman-read-back.ts). */
     dialect?: EngineDialect;
     withKillHelper: boolean;
-    /** A command started alongside (see LaunchOptions.warm), with the seccomp guard or not. */
-    warm?: { command: WarmCommand; guard: boolean };
     logger?: Logger;
   },
-): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo; warm?: WarmProcess }> {
-  const { withKillHelper, logger, warm: warmCommand, ...verifyOptions } = options;
+): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo }> {
+  const { withKillHelper, logger, ...verifyOptions } = options;
   const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
   let helper: KillHelper | undefined;
-  let warm: WarmProcess | undefined;
-  const [inspected, helping, warming] = await Promise.allSettled([
+  const [inspected, helping] = await Promise.allSettled([
     container.inspect(),
     withKillHelper
       ? KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
           (started) => (helper = started),
         )
-      : undefined,
-    warmCommand
-      ? WarmProcess.start(container, warmCommand.command, warmCommand).then((started) => (warm = started))
       : undefined,
   ]);
   try {
@@ -229,15 +209,13 @@ export async function verifyRunning(
       );
     }
     const startedHelper = settledValue(helping);
-    settledValue(warming);
     if (options.dialect && waysOf(options.dialect).readsBackInside) {
       const problems = await readBackInside(container);
       if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
     }
-    return { helper: startedHelper, info: started, ...(warm ? { warm } : {}) };
+    return { helper: startedHelper, info: started };
   } catch (error) {
     helper?.close();
-    warm?.close();
     throw error;
   }
 }

@@ -11,12 +11,9 @@ export type SandboxManagerOptions = {
   /** A connected client; without one the manager tries DOCKER_HOST and the usual sockets. */
   docker?: ContainerEngine;
   /**
-   * A command (argv) every container a session starts in runs ahead of need, stdin attached and
-   * nothing written yet: a warm pool's containers, a prelaunched one (see `prelaunch`), and with
-   * `pool: 0` (the cold path) each container `createSession` starts, where it starts alongside the
-   * read-back after start, so the first program needs no exec of its own. `session.takeWarm()` hands
-   * it out once (a session's first `spawn` of the same argv gets it too); a replacement container
-   * (after a recycle) starts without it.
+   * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
+   * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
+   * A prelaunched container is made warm the same way, with or without a pool (see `prelaunch`).
    */
   warmCommand?: string[];
   /**

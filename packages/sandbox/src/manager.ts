@@ -21,14 +21,13 @@ import type { SessionNetwork } from "./network/session-network.ts";
 import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
-import { PooledSession } from "./pooled-session.ts";
+import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "./readiness.ts";
 import { SandboxSession } from "./session.ts";
 import { type SweptContainer, sweepContainers } from "./sweep.ts";
 import { allocateIdentity, type SandboxIdentity } from "./user-ids.ts";
-import { type WarmCommand, WarmProcess } from "./warm-process.ts";
 
 /** A prelaunched container taken over: its uid held here, its kill helper started here. */
 type TakenOver = { identity: SandboxIdentity; launched: LaunchedContainer };
@@ -203,7 +202,7 @@ export class SandboxManager {
     let identity: SandboxIdentity | undefined;
     let sessionNetwork: Awaited<ReturnType<SessionNetworking["attach"]>>;
     let launch: () => Promise<LaunchedContainer>;
-    let launched: { launched: LaunchedContainer; warm?: WarmProcess };
+    let launched: LaunchedContainer;
     try {
       // The sandbox's own uid: kept for its container's replacements, given back when it is destroyed.
       identity = allocateIdentity(this.config);
@@ -213,72 +212,42 @@ export class SandboxManager {
         ...(options.logger ? { logger: options.logger } : {}),
       });
       launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
-      launched = await this.launchWarm(launch);
+      launched = await launch();
     } catch (error) {
       slot.release();
       identity?.release();
       await this.networking.detach(sessionNetwork).catch(() => undefined);
       throw error;
     }
-    const internals = {
+    const session = new SandboxSession({
       config: identity.config,
-      launched: launched.launched,
+      launched,
       relaunch: launch,
-      onDestroyed: (ended: SandboxSession) => {
+      onDestroyed: (ended) => {
         this.sessions.delete(ended);
         slot.release();
         identity?.release();
         this.networking.detach(sessionNetwork).catch(() => undefined);
       },
       ...((options.logger ?? this.logger) ? { logger: options.logger ?? this.logger } : {}),
-    };
-    // With a warm command, the session hands its process out (takeWarm) like a pooled one.
-    const session = launched.warm
-      ? new PooledSession(internals, { warm: launched.warm })
-      : new SandboxSession(internals);
+    });
     this.sessions.add(session);
     return session;
-  }
-
-  /**
-   * A container (createSession's own, or the pool's) with the manager's warm command, if any,
-   * started alongside its read-back after start, and then its kill helper ready: the first program
-   * of a cold container needs no exec on the critical path. Replacements start without it.
-   */
-  private async launchWarm(
-    launch: (signal?: AbortSignal, warm?: WarmCommand) => Promise<LaunchedContainer & { warm?: WarmProcess }>,
-    signal?: AbortSignal,
-  ): Promise<{ launched: LaunchedContainer; warm?: WarmProcess }> {
-    const warmCommand = this.warmCommand;
-    if (!warmCommand) return { launched: await launch(signal) };
-    const launched = await launch(signal, { argv: warmCommand, cwd: this.config.workdir });
-    const { warm } = launched;
-    delete launched.warm;
-    try {
-      // What is written to the warm process runs at once: the kill helper must run first.
-      await launched.helper.ready;
-    } catch (error) {
-      warm?.close();
-      await teardownContainer(launched).catch(() => undefined);
-      throw error;
-    }
-    return { launched, ...(warm ? { warm } : {}) };
   }
 
   /** Starts a container for one sandbox identity; called again for each replacement container. */
   private launcher(
     config: SandboxConfig,
     options: { labels: Record<string, string>; deadline: Date; sessionNetwork?: SessionNetwork | undefined },
-  ): (signal?: AbortSignal, warm?: WarmCommand) => Promise<LaunchedContainer & { warm?: WarmProcess }> {
+  ): (signal?: AbortSignal) => Promise<LaunchedContainer> {
     const docker = this.requireDocker();
     const { sessionNetwork, ...rest } = options;
-    return (signal, warm) =>
+    return (signal) =>
       launchContainer(docker, config, {
         ...rest,
         imageEnv: this.imageEnv,
         dialect: this.dialect,
         ...(signal ? { signal } : {}),
-        ...(warm ? { warm } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
         ...(sessionNetwork ? { sessionNetwork } : {}),
       });
@@ -294,26 +263,19 @@ export class SandboxManager {
     const identity = taken?.identity ?? allocateIdentity(this.config);
     // Only the first launch stops when the pool drains; a replacement belongs to its session.
     const launch = this.launcher(identity.config, { labels, deadline });
-    // Started here: the warm command starts with the launch. Taken over: it starts now.
-    const { launched, warm: launchedWarm } = taken
-      ? { launched: taken.launched, warm: undefined }
-      : await this.launchWarm(launch, signal).catch((error: unknown) => {
-          identity.release();
-          throw error;
-        });
-    const warmCommand = taken ? this.warmCommand : undefined;
-    let warm = launchedWarm;
+    const launched =
+      taken?.launched ??
+      (await launch(signal).catch((error: unknown) => {
+        identity.release();
+        throw error;
+      }));
+    const warmCommand = this.warmCommand;
+    let warm: WarmProcess | undefined;
     try {
       // A pool container is handed out only with its kill helper ready; its warm command starts
       // meanwhile.
       [warm] = await Promise.all([
-        warmCommand
-          ? WarmProcess.start(
-              launched.container,
-              { argv: warmCommand, cwd: this.config.workdir },
-              { guard: launched.guardExecs },
-            )
-          : launchedWarm,
+        warmCommand ? WarmProcess.start(launched, warmCommand, { cwd: this.config.workdir }) : undefined,
         launched.helper.ready,
       ]);
       signal.throwIfAborted();

@@ -1,13 +1,93 @@
-import type { SpawnedProcess } from "./exec.ts";
+import { randomUUID } from "node:crypto";
+import { execMarkerName } from "./config.ts";
+import { destroyStream } from "./docker-operations.ts";
+import { type SpawnedProcess, startExec } from "./exec.ts";
+import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
+import type { LaunchedContainer } from "./launch.ts";
 import { SandboxSession, type SessionInternals, type WarmHandle } from "./session.ts";
-import type { WarmProcess } from "./warm-process.ts";
+
+type Socket = NodeJS.ReadWriteStream & { ref?: () => void; unref?: () => void };
 
 /**
- * A session whose container was started with the manager's warm command waiting: one from the warm
- * pool, or a cold one of createSession's own. `takeWarm()` hands out the warm command's process,
- * already running in the container: no exec on the critical path. As a shortcut, its first `spawn`
- * of the warm command (same argv, no env, no cwd) claims it too. Any other spawn works as usual
- * (and ends the warm process unused). The container still serves this one session only.
+ * A command started in a warm container before anyone asked for it (with `SandboxManager`'s
+ * `warmCommand`): one exec with stdin attached, nothing written to it yet. While it waits, its
+ * connection does not keep the host process alive; `claim` makes it an ordinary SpawnedProcess.
+ */
+export class WarmProcess {
+  readonly argv: readonly string[];
+  readonly process: SpawnedProcess;
+  private readonly socket: Socket;
+  private ended = false;
+
+  private constructor(argv: string[], process: SpawnedProcess, socket: Socket) {
+    this.argv = argv;
+    this.process = process;
+    this.socket = socket;
+    const ended = () => {
+      this.ended = true;
+    };
+    process.exit.then(ended, ended);
+    for (const event of ["end", "close", "error"]) socket.on(event, () => (this.ended = true));
+  }
+
+  /** Starts `argv` in the container (same marker and working folder as SandboxSession.spawn). */
+  static async start(
+    launched: LaunchedContainer,
+    argv: string[],
+    options: { cwd: string },
+  ): Promise<WarmProcess> {
+    const id = randomUUID();
+    const started = await startExec(launched.container, {
+      argv,
+      env: { [execMarkerName]: id },
+      cwd: options.cwd,
+      stdin: true,
+      guard: launched.guardExecs,
+    });
+    const socket = started.stream as Socket;
+    socket.unref?.();
+    const pipes = createProcessPipes();
+    const connection = new ExecConnection(started, pipes);
+    connection.connect();
+    const exit = connection.exit();
+    exit.catch(() => undefined);
+    const process: SpawnedProcess = {
+      ...pipes,
+      exit,
+      started: Promise.resolve(),
+      kill: async () => {
+        await launched.helper.killMarked(id);
+      },
+    };
+    return new WarmProcess(argv, process, socket);
+  }
+
+  /** Still running and still connected. */
+  get alive(): boolean {
+    return !this.ended;
+  }
+
+  /** Hands the process out: from now on its connection keeps the host process alive like any exec. */
+  claim(): SpawnedProcess {
+    this.socket.ref?.();
+    return this.process;
+  }
+
+  /** Ends the process's stdin (a waiting command sees end of file) and drops the connection. */
+  close(): void {
+    this.ended = true;
+    this.process.stdin.end();
+    this.process.stdout.resume();
+    this.process.stderr.resume();
+    destroyStream(this.socket);
+  }
+}
+
+/**
+ * A session whose container came from the warm pool. `takeWarm()` hands out the warm command's
+ * process, already running in the container: no exec on the critical path. As a shortcut, its first
+ * `spawn` of the warm command (same argv, no env, no cwd) claims it too. Any other spawn works as
+ * usual (and ends the warm process unused). The container still serves this one session only.
  */
 export class PooledSession extends SandboxSession {
   readonly createdAt: number;
@@ -39,7 +119,7 @@ export class PooledSession extends SandboxSession {
       argv: warm.argv,
       claim: () => {
         this.claimed = warm;
-        return warm.claim((id) => this.killMarked(id));
+        return warm.claim();
       },
       close: () => warm.close(),
     };

@@ -126,7 +126,7 @@ export class SandboxSession {
    * Kills the processes marked with `id`, through the helper, or a fresh helper when the code killed
    * it. A container that stopped has no survivors (the caller sees it stopped and recycles).
    */
-  protected async killMarked(id: string): Promise<{ killed: number; survivors: number }> {
+  private async killMarked(id: string): Promise<{ killed: number; survivors: number }> {
     const launched = this.launched;
     if (launched.helper.alive) {
       try {
@@ -292,9 +292,8 @@ export class SandboxSession {
 
   /**
    * The process of the manager's `warmCommand` already running in this container, handed out once
-   * (later calls: undefined). A session has one when its manager has a `warmCommand` (a pooled,
-   * prelaunched or cold container alike); never after a recycle. The caller checks `argv` and
-   * claims it, or closes it.
+   * (later calls: undefined). Only a container from the warm pool or a warm prelaunch has one; an
+   * ordinary session never does. The caller checks `argv` and claims it, or closes it.
    */
   takeWarm(): WarmHandle | undefined {
     return undefined;

@@ -52,31 +52,11 @@ describe("the warm process a pooled session hands out", () => {
     await manager.close();
   });
 
-  it("a session without a warm command (none given to the manager) has none", async () => {
-    const engine = new RecordingEngine();
-    const manager = new SandboxManager({ pool: 0 }, { docker: engine });
-    const session = await manager.createSession();
-    expect(session.takeWarm()).toBeUndefined();
-    await manager.close();
-  });
-});
-
-describe("the warm process of a session of its own (pool 0: the cold path)", () => {
-  it("starts with the container, before the session is handed out: its first program needs no exec", async () => {
+  it("an ordinary session (no pool) has none", async () => {
     const engine = new RecordingEngine();
     const manager = new SandboxManager({ pool: 0 }, { docker: engine, warmCommand });
     const session = await manager.createSession();
-    const id = session.containerId;
-    const execsIn = () => engine.callsOf("exec").filter((call) => call.startsWith(`exec ${id} `));
-    // Both execs went out with the launch, after the start.
-    expect(execsIn()).toEqual([`exec ${id} kill-helper`, `exec ${id} ${warmCommand.join(" ")}`]);
-    expect(engine.calls.indexOf(`exec ${id} ${warmCommand.join(" ")}`)).toBeGreaterThan(
-      engine.calls.indexOf(`start ${id}`),
-    );
-    const handle = session.takeWarm();
-    expect(handle?.argv).toEqual(warmCommand);
-    await finish(handle!.claim());
-    expect(execsIn()).toHaveLength(2);
+    expect(session.takeWarm()).toBeUndefined();
     await manager.close();
   });
 });
