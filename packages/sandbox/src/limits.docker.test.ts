@@ -1,9 +1,26 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { leftoverProcesses } from "../test/process-list.ts";
+import { readAll } from "../test/read-all.ts";
+import { connectDocker } from "./docker-connection.ts";
+import { statusCodeOf } from "./docker-operations.ts";
 import { SandboxManager } from "./manager.ts";
 
 const greedy = `python3 -c 'blocks = [bytearray(50_000_000) for _ in range(20)]; print("got 1 GB")'`;
 const slow = `python3 -c 'while True: pass'`;
+
+/** The engine's actions for one container since `since` (seconds), in order. */
+async function containerActions(containerId: string, since: number): Promise<string[]> {
+  const { docker } = await connectDocker();
+  const stream = await docker.getEvents({
+    since,
+    until: Math.floor(Date.now() / 1000) + 1,
+    filters: { type: ["container"], container: [containerId] },
+  });
+  return (await readAll(stream))
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => (JSON.parse(line) as { Action: string }).Action);
+}
 
 describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) => {
   const managers: SandboxManager[] = [];
@@ -107,6 +124,7 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
       return;
     }
     const manager = manage(new SandboxManager({ backend, network: "none" }));
+    const since = Math.floor(Date.now() / 1000) - 1;
     const session = await manager.createSession({ deadlineSeconds: 8 });
     // A long-lived process (no command end, so no kill helper runs after it) that freezes every
     // other process it can (the kill helper aside), then signals PID 1 with everything it has.
@@ -137,13 +155,26 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     expect(said).toContain("sent");
     // PID 1 took none of the signals: the container still runs after them.
     expect((await session.inspect()).State.Running).toBe(true);
-    // And it ends at its deadline all the same (8 s after creation), without the host's help.
+    // And it ends at its deadline all the same (8 s after creation), without the host's help. Once
+    // it has ended, another manager's sweep may remove it (its deadline passed): gone counts as ended,
+    // and the engine's events tell who ended it.
     let running = true;
     for (let waited = 0; running && waited < 30_000; waited += 500) {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      running = (await session.inspect()).State.Running === true;
+      running = await session.inspect().then(
+        (state) => state.State.Running === true,
+        (error: unknown) => {
+          if (statusCodeOf(error) === 404) return false;
+          throw error;
+        },
+      );
     }
     expect(running).toBe(false);
+    // The container died with no kill from outside before it: its own PID 1 ended it. A sweep or
+    // the host stopping it would show the engine's "kill" first.
+    const actions = await containerActions(session.containerId, since);
+    expect(actions).toContain("die");
+    expect(actions.slice(0, actions.indexOf("die"))).not.toContain("kill");
   }, 60_000);
 
   it("stops a fork bomb at pidsLimit, and the next command in the same session works", async () => {
@@ -180,7 +211,9 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     }
     expect((await session.execute("echo after the counter")).stdout).toBe("after the counter\n");
 
-    const bomb = await session.execute("bomb() { bomb | bomb & }; bomb; sleep 1000", { timeout: 5 });
+    // The shell then waits in `exec sleep`: exec needs no new process, so the wait starts even while
+    // the bomb holds every pid (a plain `sleep` could fail to fork and end the command early).
+    const bomb = await session.execute("bomb() { bomb | bomb & }; bomb; exec sleep 1000", { timeout: 5 });
     expect(bomb.timedOut || (backend === "gvisor" && bomb.workspaceReset === true)).toBe(true);
     const next = await session.execute("echo the next command works");
     expect(next).toMatchObject({ exitCode: 0, stdout: "the next command works\n" });
