@@ -28,6 +28,19 @@ if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
       systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
     fi
   fi
+  # Podman's crun refuses a hybrid cgroup host ("cgroups in hybrid mode not supported") when a
+  # controller sits on the cgroup2 hierarchy beside the v1 ones. Installing or removing Debian's
+  # docker.io (cgroupfs-mount) can leave one there (seen here with hugetlb): give each its v1 mount.
+  unified=/sys/fs/cgroup/unified
+  if [ -f "$unified/cgroup.controllers" ] && [ -d /sys/fs/cgroup/memory ]; then
+    for controller in $(cat "$unified/cgroup.controllers"); do
+      mountpoint -q "/sys/fs/cgroup/$controller" && continue
+      say "mounting the $controller cgroup controller on its own v1 hierarchy (Podman on a hybrid host)"
+      mkdir -p "/sys/fs/cgroup/$controller"
+      mount -t cgroup -o "$controller" cgroup "/sys/fs/cgroup/$controller" ||
+        say "could not mount $controller: the Podman tests will say crun refused a hybrid host"
+    done
+  fi
   if ! id codeaction-remote >/dev/null 2>&1; then
     say "creating the user codeaction-remote (the tests' ssh login to the engine)"
     useradd --create-home --shell /bin/bash codeaction-remote
