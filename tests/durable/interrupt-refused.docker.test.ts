@@ -1,54 +1,26 @@
-import { buildAgent, createCodeActionSandbox, InterruptRefusedError } from "@codeaction/core";
-import { ScriptedChatModel } from "@codeaction/core/testing";
-import { connectDocker } from "@codeaction/sandbox";
-import { tool } from "@langchain/core/tools";
+import { InterruptRefusedError } from "@codeaction/core";
 import { describe, expect, it } from "vitest";
-import { z } from "zod";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import {
+  buildDurableAgent,
+  containersLeftByThisProcess,
+  durablePrograms,
+  durableSandbox,
+  ledgerTools,
+} from "../support/durable-agent.ts";
 
 // An approval hook may answer "interrupt" only where the run can be resumed from its state. Where it
 // cannot (several samples; a result the call log kept only as a digest), invoke throws a typed error
 // naming the cause and the fix, the pending call is not made, and no container is left.
 
-function tools(lookupBytes: number) {
-  const calls = { lookup: 0, charge_card: 0 };
-  const lookup = tool(
-    async ({ customer }) => {
-      calls.lookup += 1;
-      return { customer, balance: 42, history: "x".repeat(lookupBytes) };
-    },
-    { name: "lookup", description: "A customer's account.", schema: z.object({ customer: z.string() }) },
-  );
-  const chargeCard = tool(
-    async ({ customer, amount }) => {
-      calls.charge_card += 1;
-      return { receipt: `r-${customer}-${amount}` };
-    },
-    {
-      name: "charge_card",
-      description: "Charges a customer's card.",
-      schema: z.object({ customer: z.string(), amount: z.number() }),
-    },
-  );
-  return { calls, tools: [lookup, chargeCard] };
-}
-
-const program = `\`\`\`python
-account = lookup(customer="ada")
-receipt = charge_card(customer="ada", amount=account["balance"])
-print("RESULT:", receipt["receipt"])
-\`\`\``;
-
 async function interruptWith(options: { samples: number; lookupBytes: number }) {
-  const { calls, tools: extraTools } = tools(options.lookupBytes);
-  const sandbox = createCodeActionSandbox({ network: "none", pool: 0 });
-  const agent = await buildAgent({
-    model: new ScriptedChatModel(Array(options.samples).fill(program)),
-    pattern: "code-action",
+  const { calls, tools } = ledgerTools(options.lookupBytes);
+  const sandbox = durableSandbox();
+  const reply = `\`\`\`python\n${durablePrograms.plain}\`\`\``;
+  const agent = await buildDurableAgent({
+    replies: Array(options.samples).fill(reply),
     sandbox,
-    extraTools,
-    codeAction: { maxRepairs: 0, samples: options.samples },
-    approval: (call) => (call.tool === "charge_card" ? "interrupt" : true),
+    tools,
+    samples: options.samples,
     resumeSecret: "a-resume-secret-of-32-characters",
   });
   try {
@@ -56,12 +28,7 @@ async function interruptWith(options: { samples: number; lookupBytes: number }) 
       (result) => result,
       (thrown: unknown) => thrown,
     );
-    const { docker } = await connectDocker();
-    const left = await docker.listContainers({
-      all: true,
-      filters: { label: [`${labelKeys.ownerPid}=${process.pid}`] },
-    });
-    return { error, calls, containersLeft: left.length };
+    return { error, calls, containersLeft: await containersLeftByThisProcess() };
   } finally {
     await agent.close();
     await sandbox.close();

@@ -9,67 +9,29 @@
  * each tool got in this process, the containers asked for, and this process's containers left.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { buildAgent, createCodeActionSandbox } from "@codeaction/core";
-import { ScriptedChatModel } from "@codeaction/core/testing";
-import { connectDocker } from "@codeaction/sandbox";
-import { tool } from "@langchain/core/tools";
-import { z } from "zod";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import {
+  buildDurableAgent,
+  containersLeftByThisProcess,
+  durablePrograms,
+  durableSandbox,
+  ledgerTools,
+} from "./durable-agent.ts";
 
 const [mode, stateFile, argument] = process.argv.slice(2) as [string, string, string];
-const calls = { lookup: 0, charge_card: 0 };
-const lookup = tool(
-  async ({ customer }) => {
-    calls.lookup += 1;
-    return { customer, balance: 42 };
-  },
-  { name: "lookup", description: "A customer's balance.", schema: z.object({ customer: z.string() }) },
-);
-const chargeCard = tool(
-  async ({ customer, amount }) => {
-    calls.charge_card += 1;
-    return { receipt: `r-${customer}-${amount}` };
-  },
-  {
-    name: "charge_card",
-    description: "Charges a customer's card.",
-    schema: z.object({ customer: z.string(), amount: z.number(), at: z.number().optional() }),
-  },
-);
-
-const programs: Record<string, string> = {
-  plain: `
-account = lookup(customer="ada")
-try:
-    receipt = charge_card(customer="ada", amount=account["balance"])
-    print("RESULT:", receipt["receipt"])
-except ToolDenied as denied:
-    print("RESULT: not charged:", denied)
-`,
-  timed: `
-import time
-account = lookup(customer="ada")
-receipt = charge_card(customer="ada", amount=account["balance"], at=time.time())
-print("RESULT:", receipt["receipt"])
-`,
-};
-
-const replies = mode === "interrupt" ? [`\`\`\`python\n${programs[argument]}\`\`\``] : [];
-// No warm pool: every container is one a turn asked for, and this process's count says so.
-const sandbox = createCodeActionSandbox({ network: "none", pool: 0 });
+const { calls, tools } = ledgerTools();
+const program = durablePrograms[argument as keyof typeof durablePrograms];
+const replies = mode === "interrupt" ? [`\`\`\`python\n${program}\`\`\``] : [];
+const sandbox = durableSandbox();
 let containersAsked = 0;
 const createSession = sandbox.createSession.bind(sandbox);
 sandbox.createSession = (options) => {
   containersAsked += 1;
   return createSession(options);
 };
-const agent = await buildAgent({
-  model: new ScriptedChatModel(replies),
-  pattern: "code-action",
+const agent = await buildDurableAgent({
+  replies,
   sandbox,
-  extraTools: [lookup, chargeCard],
-  codeAction: { maxRepairs: 0 },
-  approval: (call) => (call.tool === "charge_card" ? "interrupt" : true),
+  tools,
   resumeSecret: process.env.DURABLE_TEST_SECRET,
 });
 
@@ -97,12 +59,8 @@ try {
     message: failure.message,
   };
 }
-const { docker } = await connectDocker();
-const left = await docker.listContainers({
-  all: true,
-  filters: { label: [`${labelKeys.ownerPid}=${process.pid}`] },
-});
+const containersLeft = await containersLeftByThisProcess();
 await agent.close();
 await sandbox.close();
-console.log(JSON.stringify({ ...outcome, calls, containersAsked, containersLeft: left.length }));
+console.log(JSON.stringify({ ...outcome, calls, containersAsked, containersLeft }));
 process.exit(0);

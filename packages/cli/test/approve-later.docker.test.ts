@@ -34,9 +34,13 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/** `ask --approve` in a real terminal (`script`), answering each question with the next of `answers`. */
-async function askInTerminal(cwd: string, args: string[], answers: string[]) {
-  const command = [process.execPath, binPath, "ask", "--approve", ...args]
+/**
+ * A command in a real terminal (`script`): each step writes its reply (and Enter) once the output
+ * after the previous step's match matches its pattern. A session that stops matching is ended
+ * (killed) after `giveUpMs`, so that the assertions report what it printed.
+ */
+async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 90_000) {
+  const command = [process.execPath, binPath, ...args]
     .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
     .join(" ");
   const child = spawn("script", ["-qec", command, "/dev/null"], {
@@ -44,14 +48,26 @@ async function askInTerminal(cwd: string, args: string[], answers: string[]) {
     env: { ...process.env, CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined },
   });
   let output = "";
-  let answered = 0;
+  let from = 0;
+  let step = 0;
   child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
     output += chunk;
-    const asked = output.match(/\[y\/N\/later\]/g)?.length ?? 0;
-    if (asked > answered) child.stdin.write(`${answers[answered++] ?? "n"}\n`);
+    for (let match = steps[step]?.[0].exec(output.slice(from)); match; ) {
+      from += match.index + match[0].length;
+      child.stdin.write(`${steps[step++]![1]}\n`);
+      match = steps[step]?.[0].exec(output.slice(from));
+    }
   });
+  const giveUp = setTimeout(() => child.kill("SIGKILL"), giveUpMs);
   const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { exitCode, output, asked: answered };
+  clearTimeout(giveUp);
+  return { exitCode, output, steps: step };
+}
+
+/** The journal's second record is run `runId` resumed, answered, with `decision`. */
+async function expectResumed(cwd: string, runId: string, decision: "approved" | "denied") {
+  const records = await journalRecords<{ runId: string; status: string; resumed?: unknown }>(cwd);
+  expect(records[1]).toMatchObject({ runId, status: "ok", resumed: { decision } });
 }
 
 async function laterRun(name: string) {
@@ -61,7 +77,14 @@ async function laterRun(name: string) {
   const replay = join(cwd, "replies.json");
   await writeFile(replay, JSON.stringify({ replies: [`\`\`\`python\n${program}\`\`\``] }));
   const options = ["--server", `node ${ledgerServer} ${ledger}`, "--replay", replay];
-  const asked = await askInTerminal(cwd, [...options, "Charge Ada her balance."], ["y", "later"]);
+  const asked = await inTerminal(
+    cwd,
+    ["ask", "--approve", ...options, "Charge Ada her balance."],
+    [
+      [/\[y\/N\/later\]/, "y"],
+      [/\[y\/N\/later\]/, "later"],
+    ],
+  );
   return { cwd, ledger, options, asked };
 }
 
@@ -87,12 +110,7 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     expect(resumed.stdout.trim()).toBe("r-ada-42");
     // lookup was answered from the log; charge_card was made once, after the approval.
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
-    const records = await journalRecords<{ runId: string; status: string; resumed?: unknown }>(cwd);
-    expect(records[1]).toMatchObject({
-      runId: record!.runId,
-      status: "ok",
-      resumed: { decision: "approved" },
-    });
+    await expectResumed(cwd, record!.runId, "approved");
 
     // Once: the run's last record is the resumed one.
     const again = await runCli(["resume", record!.runId, "--approve", ...options], { cwd, env });
@@ -129,59 +147,35 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
   });
 });
 
-/**
- * A command in a real terminal (`script`): each step writes its reply (and Enter) once the output
- * after the previous step's match matches its pattern. A session that stops matching is ended
- * (killed) after `giveUpMs`, so that the assertions report what it printed.
- */
-async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 90_000) {
-  const command = [process.execPath, binPath, ...args]
-    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
-    .join(" ");
-  const child = spawn("script", ["-qec", command, "/dev/null"], {
+/** `chat --approve` in a terminal: `y` for lookup, `later` for charge_card, a second question, `/exit`. */
+async function chatLater(name: string) {
+  const cwd = await mkdtemp(join(folder, `${name}-`));
+  const ledger = join(cwd, "ledger.txt");
+  await writeFile(ledger, "");
+  const replay = join(cwd, "replies.json");
+  const next = 'print("RESULT: still here")\n';
+  await writeFile(
+    replay,
+    JSON.stringify({ replies: [`\`\`\`python\n${program}\`\`\``, `\`\`\`python\n${next}\`\`\``] }),
+  );
+  const options = ["--server", `node ${ledgerServer} ${ledger}`, "--replay", replay];
+  const chat = await inTerminal(
     cwd,
-    env: { ...process.env, CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined },
-  });
-  let output = "";
-  let from = 0;
-  let step = 0;
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-    for (let match = steps[step]?.[0].exec(output.slice(from)); match; ) {
-      from += match.index + match[0].length;
-      child.stdin.write(`${steps[step++]![1]}\n`);
-      match = steps[step]?.[0].exec(output.slice(from));
-    }
-  });
-  const giveUp = setTimeout(() => child.kill("SIGKILL"), giveUpMs);
-  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(giveUp);
-  return { exitCode, output, steps: step };
+    ["chat", "--approve", ...options],
+    [
+      [/\? /, "Charge Ada her balance."],
+      [/\[y\/N\/later\]/, "y"],
+      [/\[y\/N\/later\]/, "later"],
+      [/outside this chat[\s\S]*\? /, "And what now?"],
+      [/still here[\s\S]*\? /, "/exit"],
+    ],
+  );
+  return { cwd, ledger, options, chat };
 }
 
 describe("codeaction chat --approve, answered later, and codeaction resume", () => {
   it("later keeps the turn in the journal and the chat goes on; resume --approve in a new process makes the call once", async () => {
-    const cwd = await mkdtemp(join(folder, "chat-"));
-    const ledger = join(cwd, "ledger.txt");
-    await writeFile(ledger, "");
-    const replay = join(cwd, "replies.json");
-    const next = 'print("RESULT: still here")\n';
-    await writeFile(
-      replay,
-      JSON.stringify({ replies: [`\`\`\`python\n${program}\`\`\``, `\`\`\`python\n${next}\`\`\``] }),
-    );
-    const options = ["--server", `node ${ledgerServer} ${ledger}`, "--replay", replay];
-    const chat = await inTerminal(
-      cwd,
-      ["chat", "--approve", ...options],
-      [
-        [/\? /, "Charge Ada her balance."],
-        [/\[y\/N\/later\]/, "y"],
-        [/\[y\/N\/later\]/, "later"],
-        [/outside this chat[\s\S]*\? /, "And what now?"],
-        [/still here[\s\S]*\? /, "/exit"],
-      ],
-    );
+    const { cwd, ledger, options, chat } = await chatLater("chat");
     expect(chat.steps, chat.output).toBe(5);
     expect(chat.exitCode, chat.output).toBe(0);
     expect(chat.output).toMatch(/allow charge_card \{"customer":"ada","amount":42\}\? \[y\/N\/later\]/);
@@ -208,11 +202,28 @@ describe("codeaction chat --approve, answered later, and codeaction resume", () 
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout.trim()).toBe("r-ada-42");
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
-    const records = await journalRecords<{ runId: string; status: string }>(cwd);
-    expect(records[1]).toMatchObject({
-      runId: record!.runId,
-      status: "ok",
-      resumed: { decision: "approved" },
-    });
+    await expectResumed(cwd, record!.runId, "approved");
+  });
+
+  it("resume --deny of a chat turn: the program catches ToolDenied in a new process; charge_card is never called", async () => {
+    const { cwd, ledger, options, chat } = await chatLater("chat-deny");
+    expect(chat.steps, chat.output).toBe(5);
+    expect(chat.exitCode, chat.output).toBe(0);
+    const [record] = await journalRecords<{ runId: string; command?: string }>(cwd);
+    expect(record).toMatchObject({ status: "interrupted", command: "chat" });
+
+    const env = { CODEACTION_RESUME_SECRET: secret };
+    const denied = await runCli(
+      ["resume", record!.runId, "--deny", "--reason", "ask finance first", ...options],
+      { cwd, env },
+    );
+    expect(denied.exitCode, denied.stderr).toBe(0);
+    expect(denied.stdout.trim()).toBe("not charged: ask finance first");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
+    await expectResumed(cwd, record!.runId, "denied");
+    // Denied is decided: the run does not wait any more.
+    const again = await runCli(["resume", record!.runId, "--approve", ...options], { cwd, env });
+    expect(again.exitCode).toBe(1);
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\n");
   });
 });

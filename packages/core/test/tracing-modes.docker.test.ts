@@ -1,38 +1,14 @@
-import { context, SpanStatusCode, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import { describe, expect, test } from "vitest";
 import { type BuildAgentOptions, buildAgent } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { programReply } from "./helpers.ts";
+import { childrenOf, recordSpansInMemory } from "./otel-setup.ts";
 
 // The spans of shell mode (the tools pattern with the sandbox's tools) and of the warm pool, recorded
 // by the official OpenTelemetry SDK against the real engine.
 
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(provider);
-});
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-});
-beforeEach(() => exporter.reset());
-
-function childrenOf(spans: ReadableSpan[], parent: ReadableSpan | undefined): ReadableSpan[] {
-  return spans
-    .filter((span) => span.parentSpanContext?.spanId === parent?.spanContext().spanId)
-    .sort((left, right) => left.startTime[0] - right.startTime[0] || left.startTime[1] - right.startTime[1]);
-}
+const exporter = recordSpansInMemory();
 
 /** One invoke inside a caller's span; the finished spans. */
 async function traced(options: BuildAgentOptions, question: string) {

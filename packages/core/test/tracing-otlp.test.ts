@@ -1,14 +1,13 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tool } from "@langchain/core/tools";
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { BasicTracerProvider, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BudgetExceededError, buildAgent } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
+import { registerTracerProvider } from "./otel-setup.ts";
 
 // The tools pattern's spans exported for real: the official OTLP/HTTP exporter posts them to a
 // receiver on loopback (bearer token checked, bodies bounded), and they are parsed back.
@@ -54,24 +53,17 @@ async function readBounded(request: IncomingMessage, limit: number): Promise<str
   return Buffer.concat(chunks).toString("utf8");
 }
 
-let provider: BasicTracerProvider;
-
-beforeAll(async () => {
+// Closed after the provider shuts down (Vitest runs afterAll hooks last registered first).
+afterAll(async () => {
+  await new Promise((resolve) => receiver.close(resolve));
+});
+const provider = registerTracerProvider(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const { port } = receiver.address() as AddressInfo;
-  const exporter = new OTLPTraceExporter({
+  return new OTLPTraceExporter({
     url: `http://127.0.0.1:${port}/v1/traces`,
     headers: { authorization: `Bearer ${token}` },
   });
-  provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(provider);
-});
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  await new Promise((resolve) => receiver.close(resolve));
 });
 
 const attribute = (span: OtlpSpan | undefined, key: string) => {

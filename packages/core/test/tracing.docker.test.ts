@@ -1,18 +1,12 @@
 import { fileURLToPath } from "node:url";
 import { tool } from "@langchain/core/tools";
-import { context, SpanStatusCode, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { buildAgent } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { programReply } from "./helpers.ts";
+import { childrenOf, recordSpansInMemory } from "./otel-setup.ts";
 
 // The spans of a code-action turn, recorded by the official OpenTelemetry SDK: a repair, three
 // bridged calls (one of them to @modelcontextprotocol/server-everything from npm, run over stdio).
@@ -20,19 +14,7 @@ import { programReply } from "./helpers.ts";
 const everything = fileURLToPath(
   new URL("../../cli/node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url),
 );
-const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => {
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  trace.setGlobalTracerProvider(provider);
-});
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-});
-beforeEach(() => exporter.reset());
+const exporter = recordSpansInMemory();
 
 const add = tool(async ({ a, b }: { a: number; b: number }) => a + b, {
   name: "add",
@@ -74,11 +56,6 @@ async function tracedTurn(tracing?: { recordContent: boolean; maxContentChars: n
   return { result, spans: exporter.getFinishedSpans() };
 }
 
-function childrenOf(spans: ReadableSpan[], parent: ReadableSpan | undefined): ReadableSpan[] {
-  return spans
-    .filter((span) => span.parentSpanContext?.spanId === parent?.spanContext().spanId)
-    .sort((left, right) => left.startTime[0] - right.startTime[0] || left.startTime[1] - right.startTime[1]);
-}
 
 describe("OpenTelemetry spans of a code-action turn (official SDK, real engine, MCP server from npm)", () => {
   test("invoke_agent under the caller's span; chat and execute_program per attempt; tools under their program; MCP under its tool", async () => {

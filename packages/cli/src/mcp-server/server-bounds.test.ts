@@ -163,18 +163,7 @@ describe("the HTTP server's bounds (issue 29 finding 3)", () => {
     const body = JSON.stringify(runCall(1));
     const socket = connect(Number(port), "127.0.0.1");
     socket.pause();
-    socket.write(
-      [
-        "POST /mcp HTTP/1.1",
-        `Host: 127.0.0.1:${port}`,
-        `Authorization: ${headers.authorization}`,
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        "",
-        body,
-      ].join("\r\n"),
-    );
+    socket.write(rawPost(port, body));
     // Not reading for a while (far longer than stallMs), then reading what is left.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     let received = 0;
@@ -216,18 +205,7 @@ describe("the HTTP server's bounds (issue 29 finding 3)", () => {
     socket.on("data", (chunk: Buffer) => {
       firstAnswer += chunk.toString();
     });
-    socket.write(
-      [
-        "POST /mcp HTTP/1.1",
-        `Host: 127.0.0.1:${port}`,
-        `Authorization: ${headers.authorization}`,
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        "",
-        body.slice(0, 100),
-      ].join("\r\n"),
-    );
+    socket.write(rawPost(port, body, body.slice(0, 100)));
     // 700 bytes held for the first body: the second's 700 do not fit in 1024 beside them.
     let secondAnswered = false;
     const second = postJson(listener.url, padded(2, "q".repeat(600))).then((answer) => {
@@ -266,3 +244,17 @@ describe("the HTTP server's bounds (issue 29 finding 3)", () => {
     expect(JSON.stringify(result).length).toBeLessThan(1.5 * 1024 * 1024);
   });
 });
+
+/** An authorized HTTP/1.1 POST to /mcp as raw text: the headers for all of `body`, then `sent` (all or a first part of it). */
+function rawPost(port: string, body: string, sent = body): string {
+  return [
+    "POST /mcp HTTP/1.1",
+    `Host: 127.0.0.1:${port}`,
+    `Authorization: ${headers.authorization}`,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "",
+    sent,
+  ].join("\r\n");
+}
