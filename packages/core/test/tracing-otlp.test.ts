@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tool } from "@langchain/core/tools";
-import { trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -56,7 +56,6 @@ async function tracedTurn(tracing?: { recordContent: boolean; maxContentChars: n
   return { result, spans: exporter.getFinishedSpans() };
 }
 
-
 describe("OpenTelemetry spans of a code-action turn (official SDK, real engine, MCP server from npm)", () => {
   test("invoke_agent under the caller's span; chat and execute_program per attempt; tools under their program; MCP under its tool", async () => {
     const { result, spans } = await tracedTurn();
