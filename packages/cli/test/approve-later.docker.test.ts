@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -117,6 +117,40 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     expect(again.exitCode).toBe(1);
     expect(again.stderr).toMatch(/does not wait for a decision: its last record .* says "ok"/);
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+  });
+
+  it("two resumes of a run at once: the second is refused while the first holds the run; charge_card is made once", async () => {
+    const { cwd, ledger, asked } = await laterRun("race");
+    expect(asked.exitCode, asked.output).toBe(3);
+    const [record] = await journalRecords<{ runId: string }>(cwd);
+    const runId = record!.runId;
+    // The same tools, with charge_card held in flight until the file `hold` exists.
+    const hold = join(cwd, "hold");
+    const options = [
+      "--server",
+      `node ${ledgerServer} ${ledger} ${hold}`,
+      "--replay",
+      join(cwd, "replies.json"),
+    ];
+    const env = { CODEACTION_RESUME_SECRET: secret };
+    const first = runCli(["resume", runId, "--approve", ...options], { cwd, env });
+    await expect.poll(() => readFile(ledger, "utf8"), { timeout: 90_000 }).toContain("charge_card");
+    let secondEnded = false;
+    const second = runCli(["resume", runId, "--approve", ...options], { cwd, env }).finally(() => {
+      secondEnded = true;
+    });
+    // Until the second has ended, or (without the lock) has made its own charge_card call too.
+    const charges = async () => (await readFile(ledger, "utf8")).match(/charge_card/g)?.length ?? 0;
+    await expect.poll(async () => secondEnded || (await charges()) > 1, { timeout: 90_000 }).toBe(true);
+    await writeFile(hold, "");
+    const [firstRun, secondRun] = await Promise.all([first, second]);
+    expect(secondRun.exitCode, secondRun.stdout).toBe(1);
+    expect(secondRun.stderr).toContain(`Run ${runId} is being resumed by another codeaction resume`);
+    expect(firstRun.exitCode, firstRun.stderr).toBe(0);
+    expect(firstRun.stdout.trim()).toBe("r-ada-42");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+    // Released once the resumed run is journaled: no lock file is left.
+    expect((await readdir(join(cwd, ".codeaction"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
   });
 
   it("resume --deny: the program catches ToolDenied and answers; no call is made; the secret is required", async () => {

@@ -7,7 +7,7 @@ export type { DiscoveryPlan } from "./code-action/tool-index.ts";
 export { defaultDiscoverySettings, planDiscovery } from "./code-action/tool-index.ts";
 export type { ToolSearch, ToolSearchMatch } from "./code-action/tool-search.ts";
 export { createToolSearch } from "./code-action/tool-search.ts";
-export { withFileLock } from "./durable/file-lock.ts";
+export { type ProcessLock, takeProcessLock, withFileLock } from "./durable/file-lock.ts";
 export type { ChainEnd, ChainLink } from "./durable/record-chain.ts";
 export { chainEndOf, chainedLine } from "./durable/record-chain.ts";
 export type { ChainBreak, LineOfFile, Verification } from "./durable/verify-chain.ts";

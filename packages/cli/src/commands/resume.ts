@@ -5,6 +5,7 @@ import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { readJournal } from "../journal/read-journal.ts";
+import { holdResumeLock } from "../journal/resume-lock.ts";
 import { findWaitingRun } from "../journal/resume-record.ts";
 import { askCommand } from "./ask.ts";
 import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
@@ -18,7 +19,8 @@ with), its program runs again in a fresh sandbox with no model call, the calls i
 answered from its log (no tool is called twice), and the call that waited gets the decision:
 --approve makes it, --deny raises ToolDenied in the program. From there the program runs live
 (further calls are asked on the terminal, as with --approve). The answer is printed as ask prints
-it, and the resumed run is journaled: a run is resumed once.
+it, and the resumed run is journaled: a run is resumed once, by one process at a time (another
+resume of the same run meanwhile is refused at once).
 
 Give the same data, tool and model options the run was asked with (--csv, --file, --server,
 --model or --replay, --image or --data, --journal): the program needs the same tools. A chat
@@ -57,9 +59,19 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
     );
   }
   const journal = resolve(context.cwd, journalOf(askArgs) ?? defaultJournalPath);
-  const { lines } = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
-  const run = findWaitingRun(lines, runId, journal);
-  return askCommand([...askArgs, "--", run.question ?? ""], context, { runId, state: run.state, decision });
+  // Held from before the journal is read until the resumed run is journaled: one resume at a time.
+  const release = await holdResumeLock(journal, runId);
+  try {
+    const { lines } = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
+    const run = findWaitingRun(lines, runId, journal);
+    return await askCommand([...askArgs, "--", run.question ?? ""], context, {
+      runId,
+      state: run.state,
+      decision,
+    });
+  } finally {
+    await release();
+  }
 }
 
 /** --approve, or --deny with its --reason, taken out of the arguments; the rest are ask's. */

@@ -9,6 +9,7 @@ export type CliErrorCode =
   | "program-missing"
   | "replay-invalid"
   | "replay-missing"
+  | "resume-locked"
   | "resume-secret"
   | "usage";
 
