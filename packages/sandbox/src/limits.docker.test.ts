@@ -211,9 +211,11 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     }
     expect((await session.execute("echo after the counter")).stdout).toBe("after the counter\n");
 
-    // The shell then waits in `exec sleep`: exec needs no new process, so the wait starts even while
-    // the bomb holds every pid (a plain `sleep` could fail to fork and end the command early).
-    const bomb = await session.execute("bomb() { bomb | bomb & }; bomb; exec sleep 1000", { timeout: 5 });
+    // The command's own shell forks once (`bomb &`, while pids are free) and then waits in `exec
+    // sleep`, which needs no new process: it never meets the limit itself. (Calling `bomb` in the
+    // shell made the shell fork each side of the pipe; the second fork could fail once the first
+    // side held every pid, and the shell then ended before its deadline.)
+    const bomb = await session.execute("bomb() { bomb | bomb & }; bomb & exec sleep 1000", { timeout: 5 });
     expect(bomb.timedOut || (backend === "gvisor" && bomb.workspaceReset === true)).toBe(true);
     const next = await session.execute("echo the next command works");
     expect(next).toMatchObject({ exitCode: 0, stdout: "the next command works\n" });
