@@ -42,7 +42,7 @@ type Flavour = {
   environment?: Record<string, string>;
 };
 const FLAVOURS: Record<ImageFlavour, Flavour> = {
-  // No `environment` key: the recipe hash of the base image stays as it was.
+  // No `environment` key: the base image needs none.
   base: { name: DEFAULT_IMAGE, debianPackages: ["python3", "python3-pip"], pipPackages: [] },
   data: {
     name: DATA_IMAGE,
