@@ -1,26 +1,12 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { containerActions } from "../test/container-actions.ts";
 import { leftoverProcesses } from "../test/process-list.ts";
-import { readAll } from "../test/read-all.ts";
 import { connectDocker } from "./docker-connection.ts";
 import { statusCodeOf } from "./docker-operations.ts";
 import { SandboxManager } from "./manager.ts";
 
 const greedy = `python3 -c 'blocks = [bytearray(50_000_000) for _ in range(20)]; print("got 1 GB")'`;
 const slow = `python3 -c 'while True: pass'`;
-
-/** The engine's actions for one container since `since` (seconds), in order. */
-async function containerActions(containerId: string, since: number): Promise<string[]> {
-  const { docker } = await connectDocker();
-  const stream = await docker.getEvents({
-    since,
-    until: Math.floor(Date.now() / 1000) + 1,
-    filters: { type: ["container"], container: [containerId] },
-  });
-  return (await readAll(stream))
-    .split("\n")
-    .filter((line) => line.trim() !== "")
-    .map((line) => (JSON.parse(line) as { Action: string }).Action);
-}
 
 describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) => {
   const managers: SandboxManager[] = [];
@@ -172,7 +158,8 @@ describe.each(["docker", "gvisor"] as const)("limits (backend %s)", (backend) =>
     expect(running).toBe(false);
     // The container died with no kill from outside before it: its own PID 1 ended it. A sweep or
     // the host stopping it would show the engine's "kill" first.
-    const actions = await containerActions(session.containerId, since);
+    const { docker } = await connectDocker();
+    const actions = await containerActions(docker, since, { container: [session.containerId] });
     expect(actions).toContain("die");
     expect(actions.slice(0, actions.indexOf("die"))).not.toContain("kill");
   }, 60_000);

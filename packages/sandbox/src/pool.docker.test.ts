@@ -1,5 +1,6 @@
 import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { containerActions } from "../test/container-actions.ts";
 import { readAll } from "../test/read-all.ts";
 import { connectDocker } from "./docker-connection.ts";
 import { labelKeys } from "./labels.ts";
@@ -101,16 +102,9 @@ describe("the warm pool", () => {
     await manager.ready();
     await manager.cleanupAll();
     expect(await containersOf(manager)).toEqual([]);
-    const until = Math.floor(Date.now() / 1000) + 1;
-    const stream = await docker.getEvents({
-      since,
-      until,
-      filters: { type: ["container"], label: [`${labelKeys.managerId}=${manager.managerId}`] },
+    const actions = await containerActions(docker, since, {
+      label: [`${labelKeys.managerId}=${manager.managerId}`],
     });
-    const actions = (await readAll(stream))
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .map((line) => (JSON.parse(line) as { Action: string }).Action);
     expect(actions).toContain("create");
     expect(actions).toContain("destroy");
     expect(actions).not.toContain("start");
