@@ -36,10 +36,13 @@ async function expectNothingLeft(session: SandboxSession): Promise<void> {
  * stops the program itself. Either the sandbox starves until the run's deadline kills it (timeout),
  * or the cgroup's limit takes the sentry down under the relay (infrastructure: the relay's exec
  * stream ends without an exit, its wait failing with `containerManager.WaitPID ... EOF`). Never an
- * answer (ok), a plain error or an oom status: any of those would mean a limit behaves differently.
+ * answer (ok) or a plain error: either would mean a limit behaves differently (the memory bomb may
+ * also end as oom: R3).
  */
-function expectGvisorBombStopped(run: ProgramRun): void {
-  expect(["timeout", "infrastructure"], run.infrastructureError ?? run.stderr).toContain(run.status);
+function expectGvisorBombStopped(run: ProgramRun, alsoStoppedBy: ProgramRun["status"][] = []): void {
+  expect(["timeout", "infrastructure", ...alsoStoppedBy], run.infrastructureError ?? run.stderr).toContain(
+    run.status,
+  );
   if (run.status === "infrastructure") {
     expect(run.infrastructureError).toMatch(
       /^the relay's output ended before it reported the program's exit/,
@@ -202,8 +205,10 @@ while True:
       expect(run.exitCode).toBe(137);
     } else {
       // The memory limit is the whole sandbox's under gVisor: it stalls at the limit until the deadline
-      // (timeout) or the limit takes the sentry with the program (infrastructure), never an oom status.
-      expectGvisorBombStopped(run);
+      // (timeout), or the limit takes the sentry with the program (infrastructure), or, under load with
+      // four test files at a time (seen once, 2026-12-02), the engine reports the container OOM-killed:
+      // the limit stopped it all the same.
+      expectGvisorBombStopped(run, ["oom"]);
     }
   });
 
