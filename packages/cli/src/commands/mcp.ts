@@ -180,6 +180,8 @@ async function serveStdio(serve: Serve): Promise<void> {
     ...serve,
     onRun: logRun(serve.context),
     admit: admission.forConnection(transport),
+    // The client's answer to a ping comes back on this one connection (not so over stateless HTTP).
+    confirmDelivery: true,
   });
   const stopped = untilStopped([process.stdin]);
   await server.connect(transport);

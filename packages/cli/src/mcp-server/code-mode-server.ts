@@ -98,6 +98,10 @@ export function createCodeModeServer(options: {
   onRun?: (run: ProgramRunResult) => void;
   /** This connection's place in the server's run queue (run-admission.ts). */
   admit?: ConnectionAdmission;
+  /** Ping the client before a run's result so it has handled the run's notifications (stdio only; run-progress.ts). */
+  confirmDelivery?: boolean;
+  /** The longest a result waits for that ping (default 2 s). */
+  deliveryTimeoutMs?: number;
 }): Server {
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
   const tools = codeModeTools(options.runner, options.sandboxDescription);

@@ -1,8 +1,13 @@
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  EmptyResultSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ConnectionAdmission } from "./run-admission.ts";
-import { reportRunProgress } from "./run-progress.ts";
+import { deliveryTimeoutMs, reportRunProgress } from "./run-progress.ts";
 
 /** A program longer than this is refused before a container starts. */
 export const maxProgramCharacters = 1_000_000;
@@ -25,6 +30,14 @@ export async function callRunProgram(
     toResult: (run: ProgramRunResult) => CallToolResult;
     /** A place in the server's run queue (run-admission.ts); without it, no cap. */
     admit?: ConnectionAdmission;
+    /**
+     * Ping the client after a run's last progress notification and send the result after its
+     * answer (run-progress.ts says why). Only where the answer comes back to this server: stdio,
+     * not stateless HTTP.
+     */
+    confirmDelivery?: boolean;
+    /** The longest the result waits for that (default 2 s). */
+    deliveryTimeoutMs?: number;
   },
   args: Record<string, unknown> | undefined,
   extra: Extra,
@@ -60,6 +73,10 @@ async function runAdmitted(
           progressToken,
           execTimeout: options.runner.execTimeout,
           send: (notification) => extra.sendNotification(notification),
+          ...(options.confirmDelivery ? { confirm: () => ping(extra, options.deliveryTimeoutMs) } : {}),
+          ...(options.deliveryTimeoutMs === undefined
+            ? {}
+            : { deliveryTimeoutMs: options.deliveryTimeoutMs }),
         });
   let run: ProgramRunResult;
   try {
@@ -75,10 +92,16 @@ async function runAdmitted(
       `The sandbox could not run the program: ${(error as Error).message}\nThe Docker engine did not answer as it should. ${dockerFix}`,
     );
   } finally {
-    progress?.stop();
+    await progress?.stop();
   }
   options.onRun?.(run);
   return options.toResult(run);
+}
+
+/** A ping to the client (none for a cancelled call: it gets no result); its answer comes after everything sent before it was handled. */
+async function ping(extra: Extra, timeout = deliveryTimeoutMs): Promise<void> {
+  if (extra.signal.aborted) return;
+  await extra.sendRequest({ method: "ping" }, EmptyResultSchema, { timeout });
 }
 
 function errorResult(text: string): CallToolResult {

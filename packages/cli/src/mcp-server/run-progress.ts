@@ -7,13 +7,21 @@ export const progressIntervalMs = 2000;
 /** The `_meta` key of a progress notification that carries a line of the program's output. */
 export const outputMetaKey = "codeaction/output";
 
+/** How long the result may wait for the client to have handled the run's notifications. */
+export const deliveryTimeoutMs = 2000;
+
 type ProgramOutputEvent = Extract<AgentEvent, { type: "program-output" }>;
 
 /** A running program's progress reports: the ticks, its output lines, and the end of both. */
 export type RunProgress = {
   /** A `program-output` event of the run: sent at once as a progress notification. */
   output(event: ProgramOutputEvent): void;
-  stop(): void;
+  /**
+   * Stops the ticks and waits until the client has handled every notification sent: their writes,
+   * then `confirm` (a round trip through the client), at most `deliveryTimeoutMs` in all. The
+   * result is sent after this. Never throws.
+   */
+  stop(): Promise<void>;
 };
 
 /**
@@ -22,23 +30,36 @@ export type RunProgress = {
  * timeout on progress (the SDK's `resetTimeoutOnProgress`) waits for programs longer than its
  * timeout; and each line the program writes, as it comes (`message` "stdout: <line>", `_meta`
  * {"codeaction/output": {stream, line, cut?}}). The lines are already bounded per run by the runner
- * (2000 lines or 256 KiB, then one "output cut" line). Sends are never awaited, so a slow client
- * never slows the program; a failed send (the client went away) stops nothing else. `progress`
- * grows with every notification, as the specification asks.
+ * (2000 lines or 256 KiB, then one "output cut" line). Sends are not awaited while the program
+ * runs, so a slow client never slows the program; a failed send (the client went away) stops
+ * nothing else. `progress` grows with every notification, as the specification asks.
+ *
+ * Why `stop()` waits: the official SDK client handles a notification a microtask after it reads
+ * it but a response at once, and drops the request's progress handler with the response; the
+ * notifications it reads together with the result (one pipe read, on a busy client) are lost. A
+ * `confirm` round trip (a ping) sent after the last notification is answered only after the
+ * client has handled everything read before it, so the result, sent after the answer, comes last.
  */
 export function reportRunProgress(options: {
   progressToken: string | number;
   execTimeout: number;
   send: (notification: ServerNotification) => Promise<void>;
+  /** A round trip through the client after the last notification; none: only the writes are awaited. */
+  confirm?: () => Promise<unknown>;
   intervalMs?: number;
+  deliveryTimeoutMs?: number;
 }): RunProgress {
   const started = performance.now();
   let last = 0;
   let stopped = false;
+  let sent = 0;
+  /** Sends not yet written: at most one per notification of the run (its lines are bounded). */
+  const pending = new Set<Promise<void>>();
   const send = (message: string, meta?: Record<string, unknown>) => {
     const seconds = Math.round(performance.now() - started) / 1000;
     last = Math.max(seconds, Math.round((last + 0.001) * 1000) / 1000);
-    void options
+    sent += 1;
+    const sending = options
       .send({
         method: "notifications/progress",
         params: {
@@ -50,6 +71,8 @@ export function reportRunProgress(options: {
         },
       })
       .catch(() => undefined);
+    pending.add(sending);
+    void sending.then(() => pending.delete(sending));
   };
   const timer = setInterval(() => {
     const seconds = Math.round((performance.now() - started) / 1000);
@@ -62,9 +85,32 @@ export function reportRunProgress(options: {
       const output = { stream: event.stream, line: event.line, ...(event.cut ? { cut: true } : {}) };
       send(event.cut ? event.line : `${event.stream}: ${event.line}`, { [outputMetaKey]: output });
     },
-    stop() {
+    async stop() {
+      if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      if (sent === 0) return;
+      const delivered = async () => {
+        await Promise.all(pending);
+        await options.confirm?.();
+      };
+      await withinMs(
+        options.deliveryTimeoutMs ?? deliveryTimeoutMs,
+        delivered().catch(() => undefined),
+      );
     },
   };
+}
+
+/** `work`, or nothing more once `milliseconds` have passed. */
+async function withinMs(milliseconds: number, work: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, milliseconds);
+  });
+  try {
+    await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
