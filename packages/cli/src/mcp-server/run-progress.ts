@@ -90,16 +90,19 @@ export function reportRunProgress(options: {
       stopped = true;
       clearInterval(timer);
       if (sent === 0) return;
-      const delivered = async () => {
-        await Promise.all(pending);
-        await options.confirm?.();
-      };
-      await withinMs(
-        options.deliveryTimeoutMs ?? deliveryTimeoutMs,
-        delivered().catch(() => undefined),
-      );
+      await withinMs(options.deliveryTimeoutMs ?? deliveryTimeoutMs, delivered(pending, options.confirm));
     },
   };
+}
+
+/** The pending sends written, then the client's round trip; never throws. */
+async function delivered(pending: Set<Promise<void>>, confirm?: () => Promise<unknown>): Promise<void> {
+  try {
+    await Promise.all(pending);
+    await confirm?.();
+  } catch {
+    // the client went away or did not answer: the result is sent all the same
+  }
 }
 
 /** `work`, or nothing more once `milliseconds` have passed. */
