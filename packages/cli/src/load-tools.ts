@@ -18,15 +18,22 @@ export type LoadedTools = {
  * any file is read or any server starts.
  */
 export async function loadTools(
-  options: { csv: string[]; file?: string[]; servers: string[]; command: string },
+  options: {
+    csv: string[];
+    file?: string[];
+    servers: string[];
+    command: string;
+    /** The command's folder (CliContext.cwd): relative files and server commands are its. */
+    cwd: string;
+  },
   progress?: Progress,
 ): Promise<LoadedTools> {
-  const servers = await serverSpecs(options.servers, options.command);
+  const servers = await serverSpecs(options.servers, options.command, options.cwd);
   const [{ connectServers, fromLangChainTool }, { loadCsvTools, loadDataFiles }] = await Promise.all([
     import("@codeaction/core"),
     import("./data-files/csv-tools.ts"),
   ]);
-  const files = dataFileArguments(options);
+  const files = dataFileArguments(options, options.cwd);
   const csv = await (progress ? loadDataFiles(files, progress) : loadCsvTools(files));
   const tools: ToolSpec[] = csv.tools.map((tool) => fromLangChainTool(tool, "csv"));
   if (Object.keys(servers).length === 0) return { tools, tables: csv.tables, close: async () => {} };

@@ -1,4 +1,5 @@
 import { access } from "node:fs/promises";
+import { resolve } from "node:path";
 import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
@@ -22,10 +23,11 @@ export async function chooseModel(options: {
   model?: string;
   replay?: string;
   env: NodeJS.ProcessEnv;
-  /** The command's folder: the shipped recording is named relative to it. */
+  /** The command's folder: a relative --replay is its, and the shipped recording is named relative to it. */
   cwd: string;
 }): Promise<ModelChoice> {
   if (options.replay !== undefined) {
+    const file = resolve(options.cwd, options.replay);
     if (options.model !== undefined) {
       throw new UsageError({
         command: "ask",
@@ -33,14 +35,14 @@ export async function chooseModel(options: {
       });
     }
     try {
-      await access(options.replay);
+      await access(file);
     } catch (error) {
       throw new CliError(
         `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath(options.cwd)}.`,
         { code: "replay-missing", cause: error },
       );
     }
-    return { kind: "replay", file: options.replay };
+    return { kind: "replay", file };
   }
   const model = options.model ?? defaultModel;
   const qualified = model.includes(":") ? model : `openai:${model}`;

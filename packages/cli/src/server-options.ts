@@ -4,11 +4,13 @@ import { UsageError } from "./errors/usage-error.ts";
 /**
  * `--server "CMD"` values as named MCP servers. Each command line is split like a shell would
  * (without running one); the name comes from the command's last word ("node fixtures/files.js" ->
- * "files"), made unique, and is what tool-name collisions are resolved with.
+ * "files"), made unique, and is what tool-name collisions are resolved with. A command runs in
+ * `cwd`, the command's folder (CliContext.cwd), so its relative paths are that folder's.
  */
 export async function serverSpecs(
   commandLines: string[],
   command: string,
+  cwd: string,
 ): Promise<Record<string, ServerSpec>> {
   const servers: Record<string, ServerSpec> = {};
   if (commandLines.length === 0) return servers;
@@ -25,7 +27,7 @@ export async function serverSpecs(
     }
     let name = serverName(spec);
     for (let index = 2; Object.hasOwn(servers, name); index += 1) name = `${serverName(spec)}_${index}`;
-    servers[name] = spec;
+    servers[name] = "command" in spec ? { cwd, ...spec } : spec;
   }
   return servers;
 }

@@ -63,7 +63,8 @@ describe("usage errors exit 2 with one line", () => {
     [["mcp", "--csv", "x.csv", "--token-file", "t"], /--token-file goes with --http PORT/],
     [
       ["mcp", "--csv", "x.csv", "--http", "0", "--token-file", "missing.token"],
-      /--token-file "missing.token" could not be read \(ENOENT\)/,
+      // Read from the command's folder, and named as it was looked for there.
+      /--token-file "\/.+\/missing\.token" could not be read \(ENOENT\)/,
     ],
   ])("codeaction %j (in process, through main())", async (args, message) => {
     const run = await runMain(args, { cwd: folder });
@@ -157,7 +158,7 @@ describe("ask with bad CSV input", () => {
     const replay = await replayFile("unused.json", ["unused"]);
     const run = await runCli(["ask", "--csv", "missing.csv", "--replay", replay, question], { cwd: folder });
     expect(run.exitCode).toBe(1);
-    expect(run.stderr).toContain("codeaction: missing.csv: no such file");
+    expect(run.stderr).toContain(`codeaction: ${join(folder, "missing.csv")}: no such file`);
     expectNoStackTrace(run.stderr);
   });
 

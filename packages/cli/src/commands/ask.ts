@@ -40,7 +40,7 @@ export async function askCommand(
   const { values, pattern } = request;
   const image =
     pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
-  const servers = await serverSpecs(values.server ?? [], "ask");
+  const servers = await serverSpecs(values.server ?? [], "ask", context.cwd);
   const modelChoice = await chooseModel({
     model: values.model,
     replay: values.replay,
@@ -49,7 +49,7 @@ export async function askCommand(
   });
   // The sandbox's container starts in a worker thread now, while LangChain and the data load here
   // (not when a data file is missing: that error comes next, and needs no container).
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const files = dataFileArguments({ csv: values.csv, file: values.file }, context.cwd);
   const prelaunch =
     image !== undefined && worthAWorker(files) && (await filesExist(files.map((file) => file.path)))
       ? SandboxPrelaunch.start(askSandbox(image), { files: filesToPlace(files) })

@@ -79,7 +79,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const format: AnswerFormat =
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
-  const servers = await serverSpecs(values.server ?? [], command);
+  const servers = await serverSpecs(values.server ?? [], command, context.cwd);
   const retries = retriesOption(command, values.retries);
   const modelChoice = await chooseModel({
     model: values.model,
@@ -87,7 +87,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     env: context.env,
     cwd: context.cwd,
   });
-  const files = dataFileArguments({ csv: values.csv, file: values.file });
+  const files = dataFileArguments({ csv: values.csv, file: values.file }, context.cwd);
   // The files are scanned in worker threads while LangChain loads here.
   const scans = scanInThreads(files);
   const [{ buildAgent }, { loadDataFiles }] = await Promise.all([

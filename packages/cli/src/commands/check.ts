@@ -49,7 +49,10 @@ export async function checkCommand(args: string[], context: CliContext): Promise
   const givenArguments = parseGivenArguments(values.args ?? [], command);
 
   const progress = createProgress({ stream: context.stderr });
-  const loaded = await loadTools({ csv: [], servers: values.server ?? [], command }, progress);
+  const loaded = await loadTools(
+    { csv: [], servers: values.server ?? [], command, cwd: context.cwd },
+    progress,
+  );
   try {
     const { checkTools, renderReport } = await import("../check/readiness-report.ts");
     progress.update(

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption, parseCommandArguments } from "../arguments.ts";
@@ -7,7 +8,7 @@ import { type LoadedTools, loadTools } from "../load-tools.ts";
 import { approvalRules, offeredTools } from "../mcp-server/approval-rules.ts";
 import { readTokenFile } from "../mcp-server/http-token.ts";
 import { offeredRunner } from "../mcp-server/offered-runner.ts";
-import { runnerOptionDefinitions, runnerSettings } from "../program/runner-options.ts";
+import { runnerOptionDefinitions, runnerSettings, runnerTools } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
 
@@ -66,14 +67,12 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   const { values, port, settings } = parsed;
   // Read before anything starts, so a bad --token-file fails at once.
   const tokenFile = values["token-file"];
-  const token = tokenFile === undefined ? undefined : await readTokenFile(tokenFile, command);
+  const token =
+    tokenFile === undefined ? undefined : await readTokenFile(resolve(context.cwd, tokenFile), command);
 
   // Progress never touches stdout: over stdio it carries JSON-RPC only.
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
-  const loaded = await loadTools(
-    { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command },
-    progress,
-  );
+  const loaded = await loadTools(runnerTools(command, values, context.cwd), progress);
   let runner: ProgramRunner | undefined;
   try {
     const rules = { allow: values.allow ?? [], deny: values.deny ?? [] };

@@ -6,7 +6,7 @@ import { UsageError } from "../errors/usage-error.ts";
 import { loadTools } from "../load-tools.ts";
 import { describeToolCall } from "../program/describe-tool-call.ts";
 import { readProgramFile } from "../program/read-program.ts";
-import { runnerOptionDefinitions, runnerSettings } from "../program/runner-options.ts";
+import { runnerOptionDefinitions, runnerSettings, runnerTools } from "../program/runner-options.ts";
 import { createTerminalApproval } from "../program/terminal-approval.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
@@ -62,13 +62,10 @@ export async function runCommand(args: string[], context: CliContext): Promise<n
         "--approve asks on a terminal, and stdin is not one: run it in a terminal, or leave --approve out",
     });
   }
-  const program = await readProgramFile(file);
+  const program = await readProgramFile(file, context.cwd);
 
   const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
-  const loaded = await loadTools(
-    { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command },
-    progress,
-  );
+  const loaded = await loadTools(runnerTools(command, values, context.cwd), progress);
   const approval = values.approve ? createTerminalApproval(context.stderr) : undefined;
   let run: ProgramRunResult;
   try {

@@ -45,7 +45,7 @@ export async function sandboxRunCommand(args: string[], context: CliContext): Pr
     return 0;
   }
   const { file, config, timeout } = parsed;
-  const source = await readProgramFile(file);
+  const source = await readProgramFile(file, context.cwd);
   const progress = createProgress({ stream: context.stderr });
   const manager = new SandboxManager(config);
   let result: ExecResult;

@@ -43,7 +43,13 @@ export async function toolsCommand(args: string[], context: CliContext): Promise
   const progress = createProgress({ stream: context.stderr });
   try {
     const loaded = await loadTools(
-      { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command: "tools" },
+      {
+        csv: values.csv ?? [],
+        file: values.file ?? [],
+        servers: values.server ?? [],
+        command: "tools",
+        cwd: context.cwd,
+      },
       progress,
     );
     for (const path of values.module ?? []) {

@@ -93,7 +93,8 @@ export function loadDataFiles(
   options: { sandbox?: boolean; scans?: ScanJob[] } = {},
 ): Promise<LoadedData> {
   return loadCsvTools(files, {
-    onFile: (file) => progress.update(`reading ${file}`),
+    // The file's name, as the counting line (describeReading) gives it; errors give the whole path.
+    onFile: (file) => progress.update(`reading ${basename(file)}`),
     onProgress: (file, counts) => progress.count(describeReading(file, counts)),
     ...options,
   });

@@ -1,6 +1,6 @@
 import { createReadStream, type Stats, statSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { extname } from "node:path";
+import { extname, resolve } from "node:path";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
 import type { SourceRecord } from "./source-record.ts";
@@ -8,18 +8,25 @@ import type { SourceRecord } from "./source-record.ts";
 /** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
 export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
 
-/** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension). */
+/** A data file from the command line: `--csv FILE` (always CSV) or `--file FILE` (format from the extension); `path` is absolute. */
 export type DataFileArgument = { path: string; format: DataFormat };
 
 /**
  * `--csv` files first (each a CSV, whatever its name), then `--file` files by extension. Anything
  * but a regular file (a FIFO, a device, a socket, a folder) is refused here, before anything opens
  * it: reading a FIFO waits for a writer for ever. A missing file is reported where it is read.
+ * A relative path is the command's folder's (`cwd`: CliContext.cwd), not the process's.
  */
-export function dataFileArguments(options: { csv?: string[]; file?: string[] }): DataFileArgument[] {
+export function dataFileArguments(
+  options: { csv?: string[]; file?: string[] },
+  cwd: string,
+): DataFileArgument[] {
   const files = [
-    ...(options.csv ?? []).map((path) => ({ path, format: "csv" as const })),
-    ...(options.file ?? []).map((path) => ({ path, format: formatFromPath(path) })),
+    ...(options.csv ?? []).map((path) => ({ path: resolve(cwd, path), format: "csv" as const })),
+    ...(options.file ?? []).map((path) => {
+      const absolute = resolve(cwd, path);
+      return { path: absolute, format: formatFromPath(absolute) };
+    }),
   ];
   for (const file of files) refuseUnlessRegular(file.path);
   return files;

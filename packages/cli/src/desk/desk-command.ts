@@ -94,17 +94,8 @@ type DeskValues = ReturnType<typeof parseCommandArguments<typeof deskOptions>>["
 /** The data files, the model and the agent (as chat builds it): the desk's one session. */
 async function openSession(values: DeskValues, context: CliContext): Promise<DeskSession> {
   const uploadFolder = resolve(context.cwd, values.uploads ?? defaultUploadFolder);
-  const folderFiles = values.folder ? await filesIn(resolve(context.cwd, values.folder)) : [];
-  const files = dataFileArguments({
-    csv: values.csv?.map((path) => resolve(context.cwd, path)),
-    file: [
-      ...(values.file ?? []).map((path) => resolve(context.cwd, path)),
-      ...folderFiles,
-      // What earlier uploads left in the desk's own folder.
-      ...(await filesIn(uploadFolder, { missingIsEmpty: true })),
-    ],
-  });
-  const servers = await serverSpecs(values.server ?? [], "desk");
+  const files = await deskDataFiles(values, context.cwd, uploadFolder);
+  const servers = await serverSpecs(values.server ?? [], "desk", context.cwd);
   const modelChoice = await chooseModel({
     model: values.model,
     replay: values.replay,
@@ -150,6 +141,18 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     messages: [],
     busy: false,
   };
+}
+
+/** --csv, --file, the files in --folder and what earlier uploads left, read from the command's folder. */
+async function deskDataFiles(values: DeskValues, cwd: string, uploadFolder: string) {
+  const folderFiles = values.folder ? await filesIn(resolve(cwd, values.folder)) : [];
+  const file = [
+    ...(values.file ?? []),
+    ...folderFiles,
+    // What earlier uploads left in the desk's own folder.
+    ...(await filesIn(uploadFolder, { missingIsEmpty: true })),
+  ];
+  return dataFileArguments({ csv: values.csv, file }, cwd);
 }
 
 /** The data files directly in `folder`, by name (never a link). */

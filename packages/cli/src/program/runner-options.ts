@@ -14,6 +14,15 @@ export const runnerOptionDefinitions = {
   data: { type: "boolean" },
 } as const;
 
+/** `--csv`, `--file` and `--server` as loadTools takes them, read from the command's folder (`cwd`). */
+export function runnerTools(
+  command: string,
+  values: { csv?: string[]; file?: string[]; server?: string[] },
+  cwd: string,
+): { csv: string[]; file: string[]; servers: string[]; command: string; cwd: string } {
+  return { csv: values.csv ?? [], file: values.file ?? [], servers: values.server ?? [], command, cwd };
+}
+
 /**
  * `--timeout`, `--max-tool-calls`, `--image` and `--data` as program-runner settings (the turn's
  * defaults for what is not given), or a UsageError naming the option.
