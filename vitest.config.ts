@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SlowFirstSequencer } from "./scripts/slow-first-sequencer.ts";
 
 // `unit` is fast and needs nothing (no Docker); `docker` and `security` start real containers on the
 // real engine (scripts/setup.sh makes sure one answers); `packaging` and `faults` run alone.
@@ -11,12 +12,15 @@ import { defineConfig } from "vitest/config";
 // `pnpm test:unit` adds --no-isolate: one module registry for all the unit files, so LangChain and
 // the SDKs load once, not once a file (isolation is a root-only pool option in Vitest 3 too).
 // scripts/test.sh runs the unit files isolated.
+// The files start slowest first (scripts/slow-first-sequencer.ts), also on a fresh clone without
+// Vitest's results cache: a root-only option too.
 // A warm relay a session hands out that is not the command a turn needs is an error in every test
 // (in production the turn starts its own relay and logs why: relay-process.ts).
 const env = { CODEACTION_WARM_MISMATCH: "error" };
 
 export default defineConfig({
   test: {
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         test: {

@@ -1,11 +1,24 @@
 #!/usr/bin/env bash
 # Idempotent set-up of what only the tests need, run by scripts/test.sh after scripts/setup.sh (the
-# demo never installs these): the remote-engine fronts and Podman (root on Debian only; elsewhere
-# those tests say what is missing), then the images only the tests use: the data image and the
-# egress proxy image.
+# demo never installs these): the images only the tests use (the data image and the egress proxy
+# image), and meanwhile the remote-engine fronts, Podman and chromium (root on Debian only; elsewhere
+# those tests say what is missing). scripts/test.sh runs it in the background while the checks and
+# the unit project run; it also works alone.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 say() { printf '[setup-tests] %s\n' "$*" >&2; }
+
+# The data image (the tests of ask --data, the desk, the data files) and the egress proxy image (the
+# restricted-network tests); scripts/setup.sh builds only the demo's codeaction/python:3.11. Node
+# from scripts/setup.sh (.tools) when this runs on its own. The build needs nothing installed below
+# and shares no lock with apt-get (mmdebstrap keeps the tree's own package database), so it runs in
+# the background while the packages are installed; whatever happens below, this script waits for it
+# before it exits.
+[ -x "$ROOT/.tools/node/bin/node" ] && export PATH="$ROOT/.tools/node/bin:$PATH"
+(cd "$ROOT" && node scripts/build-images.ts --flavour data --flavour proxy) </dev/null &
+images_pid=$!
+images_waited=""
+trap '[ -n "$images_waited" ] || wait "$images_pid" || true' EXIT
 
 # The tests put the local engine behind a TLS listener (stunnel4) and sshd on loopback ports. The
 # desk's browser test drives Debian's chromium (playwright-core, never a downloaded browser). The
@@ -53,8 +66,8 @@ if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
   grep -q '^codeaction-remote:' /etc/subgid 2>/dev/null || usermod --add-subgids 100000-165535 codeaction-remote
 fi
 
-# The data image (the tests of ask --data, the desk, the data files) and the egress proxy image (the
-# restricted-network tests); scripts/setup.sh builds only the demo's codeaction/python:3.11. Node
-# from scripts/setup.sh (.tools) when this runs on its own.
-[ -x "$ROOT/.tools/node/bin/node" ] && export PATH="$ROOT/.tools/node/bin:$PATH"
-(cd "$ROOT" && node scripts/build-images.ts --flavour data --flavour proxy)
+images_waited=1
+if ! wait "$images_pid"; then
+  say "building the data or the proxy image failed (its [image] lines above say why)"
+  exit 1
+fi
