@@ -29,15 +29,18 @@ export function destroyStream(stream: NodeJS.ReadableStream | NodeJS.WritableStr
 }
 
 /**
- * The one container teardown: closes the kill helper (when it started) and the lifeline (when it was
- * attached), then removes the container. Removal errors other than 404/409 are thrown.
+ * The one container teardown: closes the kill helper (when it started), an untaken first command and
+ * the lifeline (when it was attached), then removes the container. Removal errors other than 404/409 are thrown.
  */
 export async function teardownContainer(parts: {
   container: EngineContainer;
   helper?: { close(): void } | undefined;
   lifeline?: NodeJS.ReadWriteStream | undefined;
+  /** A first command never taken (first-command.ts). */
+  firstCommand?: { started: { stream: NodeJS.ReadWriteStream } } | undefined;
 }): Promise<void> {
   parts.helper?.close();
+  destroyStream(parts.firstCommand?.started.stream);
   destroyStream(parts.lifeline);
   await removeContainer(parts.container);
 }

@@ -7,6 +7,7 @@ import { type EngineDialect, waysOf } from "./engine/engine-dialect.ts";
 import { readBackInside } from "./engine/podman-read-back.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
+import { dropFirstCommand, type FirstCommand, startFirstCommand } from "./first-command.ts";
 import { KillHelper } from "./kill-helper.ts";
 import { attachLifeline } from "./lifeline.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
@@ -25,6 +26,8 @@ export type LaunchedContainer = {
   guardExecs: boolean;
   /** Files a prelaunch places in it: settles once its worker is done (the files placed by then). */
   placedFiles?: Promise<PlacedFile[]>;
+  /** The command it started with (`createSession({ command })`), until a spawn takes it. */
+  firstCommand?: FirstCommand;
 };
 
 /** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */
@@ -50,6 +53,8 @@ type LaunchOptions = {
    * reason: a warm pool that is drained stops its starts in flight instead of finishing them.
    */
   signal?: AbortSignal;
+  /** A command whose exec goes out right after the start, before the kill helper's (first-command.ts). */
+  firstCommand?: readonly string[];
 };
 
 /**
@@ -151,10 +156,14 @@ async function startVerified(
     await container.start();
     stepEnded("start");
     options.signal?.throwIfAborted();
-    const { helper } = await verifyRunning(container, config, {
+    const guardExecs = execsNeedGuard(config);
+    const { helper, firstCommand } = await verifyRunning(container, config, {
       ...verifyOptions,
       withKillHelper: options.withKillHelper,
       ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.firstCommand
+        ? { firstCommand: { argv: options.firstCommand, cwd: config.workdir, guard: guardExecs } }
+        : {}),
     });
     stepEnded("inspect-and-kill-helper");
     return {
@@ -162,7 +171,8 @@ async function startVerified(
       containerId: container.id,
       lifeline: attachedLifeline,
       helper,
-      guardExecs: execsNeedGuard(config),
+      guardExecs,
+      ...(firstCommand ? { firstCommand } : {}),
     };
   } catch (error) {
     await teardownContainer({ container, lifeline }).catch(() => undefined);
@@ -186,18 +196,28 @@ export async function verifyRunning(
     dialect?: EngineDialect;
     withKillHelper: boolean;
     logger?: Logger;
+    /** Started first, then the kill helper (first-command.ts); never where flags are read from inside. */
+    firstCommand?: { argv: readonly string[]; cwd: string; guard: boolean };
   },
-): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo }> {
-  const { withKillHelper, logger, ...verifyOptions } = options;
+): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo; firstCommand?: FirstCommand }> {
+  const { withKillHelper, logger, firstCommand: wanted, ...verifyOptions } = options;
   const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
+  const readsBackInside = options.dialect !== undefined && waysOf(options.dialect).readsBackInside;
   let helper: KillHelper | undefined;
-  const [inspected, helping] = await Promise.allSettled([
+  let firstCommand: FirstCommand | undefined;
+  // The engine runs one exec of a container at a time: the first command's goes out first.
+  const first =
+    wanted && !readsBackInside
+      ? startFirstCommand(container, wanted.argv, wanted).then((started) => (firstCommand = started))
+      : undefined;
+  const startHelper = () =>
+    KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
+      (started) => (helper = started),
+    );
+  const [inspected, helping, firstStarted] = await Promise.allSettled([
     container.inspect(),
-    withKillHelper
-      ? KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
-          (started) => (helper = started),
-        )
-      : undefined,
+    withKillHelper ? (first ? first.then(startHelper, startHelper) : startHelper()) : undefined,
+    first,
   ]);
   try {
     const started = settledValue(inspected);
@@ -209,13 +229,15 @@ export async function verifyRunning(
       );
     }
     const startedHelper = settledValue(helping);
-    if (options.dialect && waysOf(options.dialect).readsBackInside) {
+    settledValue(firstStarted);
+    if (readsBackInside) {
       const problems = await readBackInside(container);
       if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
     }
-    return { helper: startedHelper, info: started };
+    return { helper: startedHelper, info: started, ...(firstCommand ? { firstCommand } : {}) };
   } catch (error) {
     helper?.close();
+    dropFirstCommand(firstCommand);
     throw error;
   }
 }

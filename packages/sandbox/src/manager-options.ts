@@ -50,6 +50,15 @@ export type CreateSessionOptions = {
    * request is still started (and removed by the caller, or handed to the next request).
    */
   signal?: AbortSignal;
+  /**
+   * A command (argv) to start with the container, for the session's first `spawn` of the same argv
+   * (no env, no cwd): its exec goes out right after the container's start, ahead of the kill
+   * helper's, so its start-up is off the critical path; nothing reaches its stdin before the helper
+   * is ready. Code-action passes its bridge relay. Unused, it is ended; a container from the warm
+   * pool has its own warm command instead, and Podman starts none (its flags are read back inside
+   * first). A non-empty array of strings, at most 1 MiB.
+   */
+  command?: string[];
 };
 
 /** The default lifetime of a session's container. */

@@ -5,6 +5,7 @@ import { removeContainer, teardownContainer } from "./docker-operations.ts";
 import type { ContainerEngine } from "./engine/container-engine.ts";
 import { detectEngineDialect, dockerDialect, type EngineDialect } from "./engine/engine-dialect.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
+import { checkedCommand } from "./first-command.ts";
 import { requireImageCommands } from "./image-commands.ts";
 import { buildLabels, labelKeys } from "./labels.ts";
 import { type LaunchedContainer, launchContainer } from "./launch.ts";
@@ -187,6 +188,7 @@ export class SandboxManager {
     await this.ready();
     const docker = this.requireDocker();
     const deadlineSeconds = checkedDeadlineSeconds(options);
+    const command = checkedCommand(options.command);
     // The one way to get a container with the default deadline and labels: the pool's (warm ones,
     // and the prelaunched one first), when it offers any; else a container of the request's own.
     const defaults = options.deadlineSeconds === undefined && options.labels === undefined;
@@ -212,7 +214,7 @@ export class SandboxManager {
         ...(options.logger ? { logger: options.logger } : {}),
       });
       launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
-      launched = await launch();
+      launched = await this.launcher(identity.config, { labels, deadline, sessionNetwork, command })();
     } catch (error) {
       slot.release();
       identity?.release();
@@ -238,10 +240,16 @@ export class SandboxManager {
   /** Starts a container for one sandbox identity; called again for each replacement container. */
   private launcher(
     config: SandboxConfig,
-    options: { labels: Record<string, string>; deadline: Date; sessionNetwork?: SessionNetwork | undefined },
+    options: {
+      labels: Record<string, string>;
+      deadline: Date;
+      sessionNetwork?: SessionNetwork | undefined;
+      /** The first launch's command (first-command.ts); a replacement container starts none. */
+      command?: string[] | undefined;
+    },
   ): (signal?: AbortSignal) => Promise<LaunchedContainer> {
     const docker = this.requireDocker();
-    const { sessionNetwork, ...rest } = options;
+    const { sessionNetwork, command, ...rest } = options;
     return (signal) =>
       launchContainer(docker, config, {
         ...rest,
@@ -250,6 +258,7 @@ export class SandboxManager {
         ...(signal ? { signal } : {}),
         ...(this.logger ? { logger: this.logger } : {}),
         ...(sessionNetwork ? { sessionNetwork } : {}),
+        ...(command ? { firstCommand: command } : {}),
       });
   }
 

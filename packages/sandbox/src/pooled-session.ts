@@ -3,6 +3,7 @@ import { execMarkerName } from "./config.ts";
 import { destroyStream } from "./docker-operations.ts";
 import { type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
+import { isSameCommand } from "./first-command.ts";
 import type { LaunchedContainer } from "./launch.ts";
 import { SandboxSession, type SessionInternals, type WarmHandle } from "./session.ts";
 
@@ -130,7 +131,7 @@ export class PooledSession extends SandboxSession {
     options: { env?: Record<string, string>; cwd?: string } = {},
   ): SpawnedProcess {
     const warm = this.takeWarm();
-    if (warm && sameCommand(warm.argv, argv, options)) return warm.claim();
+    if (warm && isSameCommand(warm.argv, argv, options)) return warm.claim();
     warm?.close();
     return super.spawn(argv, options);
   }
@@ -149,12 +150,3 @@ export class PooledSession extends SandboxSession {
 }
 
 /** Whether a spawn asks for exactly the warm command: the same argv, no env, no cwd. */
-function sameCommand(
-  warmArgv: readonly string[],
-  argv: string[],
-  options: { env?: Record<string, string>; cwd?: string },
-): boolean {
-  const noExtras =
-    (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
-  return noExtras && argv.length === warmArgv.length && argv.every((part, index) => part === warmArgv[index]);
-}

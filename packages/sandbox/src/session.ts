@@ -3,13 +3,14 @@ import type { Logger } from "pino";
 import { type ExecuteOptions, runCommand, type SessionHost } from "./command-run.ts";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
 import { destroyStream, teardownContainer } from "./docker-operations.ts";
-import type { ContainerInspectInfo } from "./engine/container-engine.ts";
+import type { ContainerInspectInfo, EngineExec } from "./engine/container-engine.ts";
 import { PackageRefusedError } from "./errors/package-refused-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
 import { ContainerPlacements } from "./file-placements.ts";
+import { dropFirstCommand, type FirstCommand, isSameCommand, takeFirstCommand } from "./first-command.ts";
 import { KillHelper } from "./kill-helper.ts";
 import type { LaunchedContainer } from "./launch.ts";
 import type { PlacedFile, PlacingProgress } from "./placed-files.ts";
@@ -165,8 +166,11 @@ export class SandboxSession {
    */
   spawn(argv: string[], options: { env?: Record<string, string>; cwd?: string } = {}): SpawnedProcess {
     const pipes = createProcessPipes();
-    const id = randomUUID();
-    const launching = this.connectSpawned(argv, options, { id, pipes });
+    const first = this.takeFirstCommand(argv, options);
+    const id = first?.id ?? randomUUID();
+    const launching = first
+      ? this.connectStarted(this.launched, takeFirstCommand(first), pipes)
+      : this.connectSpawned(argv, options, { id, pipes });
     const started = launching.then(() => undefined);
     const exit = launching.then((connection) =>
       connection.exit().finally(() => this.openSpawns.delete(connection)),
@@ -206,10 +210,36 @@ export class SandboxSession {
       stdin: true,
       guard: launched.guardExecs,
     });
-    const connection = new ExecConnection(started, process.pipes, {
+    return this.connectStarted(launched, started, process.pipes);
+  }
+
+  /**
+   * The container's first command (`createSession({ command })`) when this spawn is that command,
+   * taken once; a spawn of anything else ends it unused (first-command.ts).
+   */
+  private takeFirstCommand(
+    argv: string[],
+    options: { env?: Record<string, string>; cwd?: string },
+  ): FirstCommand | undefined {
+    const first = this.launched.firstCommand;
+    if (!first) return undefined;
+    this.launched.firstCommand = undefined;
+    if (isSameCommand(first.argv, argv, options)) return first;
+    dropFirstCommand(first);
+    return undefined;
+  }
+
+  /** Connects a started exec to its pipes once the kill helper is ready (its stdin held back till then). */
+  private async connectStarted(
+    launched: LaunchedContainer,
+    started: { exec: EngineExec; stream: NodeJS.ReadWriteStream },
+    pipes: ReturnType<typeof createProcessPipes>,
+  ): Promise<ExecConnection> {
+    const connection = new ExecConnection(started, pipes, {
       onError: (error) => this.logger?.debug({ error }, "spawned process stream error"),
     });
     try {
+      this.assertUsable();
       await this.helperReady(launched);
     } catch (error) {
       destroyStream(started.stream);

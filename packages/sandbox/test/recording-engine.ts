@@ -51,6 +51,9 @@ export class RecordingEngine implements ContainerEngine {
   private readonly waiters = new Map<FailingCall, Array<{ gate: Promise<void> }>>();
   private counter = 0;
   private droppedFlag: string | undefined;
+  private helperReadyGate: Promise<void> | undefined;
+  /** What each command exec (not the kill helper) was sent on stdin, by its exec call. */
+  private readonly inputs = new Map<string, string>();
 
   /** The next `call` (of any container) rejects with `error`. Several queue up. */
   failNext(call: FailingCall, error: Error = new Error(`the fake engine refused ${call}`)): void {
@@ -67,6 +70,21 @@ export class RecordingEngine implements ContainerEngine {
     queue.push({ gate });
     this.waiters.set(call, queue);
     return open;
+  }
+
+  /** Kill helpers say "ready" only once the returned function is called (those started until then). */
+  holdKillHelperReady(): () => void {
+    let open: () => void = () => undefined;
+    this.helperReadyGate = new Promise<void>((resolve) => (open = resolve));
+    return () => {
+      this.helperReadyGate = undefined;
+      open();
+    };
+  }
+
+  /** What the command of an exec call ("exec c1 python3 ...") has read from its stdin so far. */
+  inputOf(call: string): string {
+    return this.inputs.get(call) ?? "";
   }
 
   /** The next container created reads back without this HostConfig flag (an engine that ignored it). */
@@ -293,11 +311,14 @@ export class RecordingEngine implements ContainerEngine {
 
   private async exec(id: string, options: ExecCreateOptions): Promise<EngineExec> {
     const helper = options.Cmd.includes("codeaction-kill-helper");
-    this.calls.push(`exec ${id} ${helper ? "kill-helper" : options.Cmd.join(" ")}`);
+    const call = `exec ${id} ${helper ? "kill-helper" : options.Cmd.join(" ")}`;
+    this.calls.push(call);
     this.fail("exec");
     const container = this.require(id);
     let exitCode: number | null = null;
-    const stream = helper ? killHelperStream() : commandStream();
+    const stream = helper
+      ? killHelperStream(this.helperReadyGate)
+      : commandStream((text) => this.inputs.set(call, this.inputOf(call) + text));
     stream.on("end", () => (exitCode ??= 0));
     stream.on("close", () => (exitCode ??= 137));
     return {
@@ -311,8 +332,8 @@ export class RecordingEngine implements ContainerEngine {
   }
 }
 
-/** The kill helper's side: "ready", then an answer per request line. */
-function killHelperStream(): Duplex {
+/** The kill helper's side: "ready" (once `readyGate` opens), then an answer per request line. */
+function killHelperStream(readyGate: Promise<void> | undefined): Duplex {
   let pending = "";
   const stream: Duplex = new Duplex({
     read() {},
@@ -327,15 +348,19 @@ function killHelperStream(): Duplex {
       done();
     },
   });
-  stream.push(frame(1, "ready 7\n"));
+  if (readyGate) void readyGate.then(() => stream.push(frame(1, "ready 7\n")));
+  else stream.push(frame(1, "ready 7\n"));
   return stream;
 }
 
-/** Any other command: waits for its stdin to end, then exits 0 with no output. */
-function commandStream(): Duplex {
+/** Any other command: reads its stdin (`onInput`) till it ends, then exits 0 with no output. */
+function commandStream(onInput: (text: string) => void): Duplex {
   const stream: Duplex = new Duplex({
     read() {},
-    write: (_chunk, _encoding, done) => done(),
+    write: (chunk: Buffer, _encoding, done) => {
+      onInput(chunk.toString());
+      done();
+    },
     final(done) {
       stream.push(null);
       done();

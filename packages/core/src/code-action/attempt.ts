@@ -14,7 +14,7 @@ import { placeDataFiles } from "./data-files.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { askWithSearches } from "./function-lookup.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
-import { spawnRelay } from "./relay-process.ts";
+import { relayCommand, spawnRelay } from "./relay-process.ts";
 import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
 import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
@@ -338,7 +338,13 @@ async function createSessionFor(
   const { logger, attemptNumber } = attemptOptions;
   signal.throwIfAborted();
   // The signal takes a request still waiting for a pool slot out of the sandbox's line at once.
-  const creating = options.sandbox.createSession({ ...(logger ? { logger } : {}), signal });
+  // A cold container starts with the relay (a pooled one has its warm relay): its exec and
+  // interpreter start while the kill helper does.
+  const creating = options.sandbox.createSession({
+    ...(logger ? { logger } : {}),
+    signal,
+    command: relayCommand(options.settings.preimport),
+  });
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => {

@@ -129,7 +129,10 @@ async function runInFreshContainer(
   const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
   const logger = options.logger?.child({ runId });
   const started = performance.now();
-  const session: SandboxSession = await runner.manager.createSession(logger ? { logger } : {});
+  const session: SandboxSession = await runner.manager.createSession({
+    ...(logger ? { logger } : {}),
+    command: relayCommand(),
+  });
   const containerStartMs = Math.round(performance.now() - started);
   const onEvent = runOptions.onEvent;
   const live = onEvent ? new LiveOutput({ runId, emit: onEvent }) : undefined;

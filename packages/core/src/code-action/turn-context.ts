@@ -44,7 +44,13 @@ export type CodeActionTurnOptions = {
    * Where fresh containers come from: one per attempt (a SandboxManager). `logger` carries the
    * run id (its commands, its egress requests).
    */
-  sandbox: { createSession(options?: { logger?: Logger; signal?: AbortSignal }): Promise<SandboxSession> };
+  sandbox: {
+    createSession(options?: {
+      logger?: Logger;
+      signal?: AbortSignal;
+      command?: string[];
+    }): Promise<SandboxSession>;
+  };
   tools: ToolSpec[];
   settings: CodeActionSettings;
   instructions?: string;

@@ -1,0 +1,88 @@
+import type Dockerode from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readAll } from "../test/read-all.ts";
+import { connectDocker } from "./docker-connection.ts";
+import { SandboxManager } from "./manager.ts";
+
+// createSession({ command }) against the real engine: the command's exec is the container's first,
+// ahead of the kill helper's, and the session's spawn of it is that process (first-command.ts).
+
+/** Upper-cases its stdin; says whether it carries a kill marker. */
+const upper = [
+  "python3",
+  "-c",
+  "import os, sys; print(sys.stdin.read().upper(), 'CODEACTION_EXEC_ID' in os.environ)",
+];
+
+/** The engine's exec actions for one container since `since`, in order ("exec_create: python3 -c ..."). */
+async function execCreates(docker: Dockerode, since: number, containerId: string): Promise<string[]> {
+  const stream = await docker.getEvents({
+    since,
+    until: Math.floor(Date.now() / 1000) + 1,
+    filters: { type: ["container"], container: [containerId], event: ["exec_create"] },
+  });
+  return (await readAll(stream))
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => (JSON.parse(line) as { Action: string }).Action);
+}
+
+/** How many processes of the container have the mark in their command line (this check's own has it in two parts). */
+const markedProcesses =
+  "python3 -c \"import os; n = b'first-command' + b'-mark'; print(sum(1 for p in os.listdir('/proc') if p.isdigit() and n in open('/proc/' + p + '/cmdline', 'rb').read()))\"";
+
+describe.each(["docker", "gvisor"] as const)("a cold session's first command (backend %s)", (backend) => {
+  let manager: SandboxManager;
+  let docker: Dockerode;
+
+  beforeAll(async () => {
+    manager = new SandboxManager({ backend, network: "none", pool: 0 });
+    await manager.ready();
+    ({ docker } = (await connectDocker()) as unknown as { docker: Dockerode });
+  });
+
+  afterAll(async () => {
+    await manager?.close();
+  });
+
+  it("is the container's first exec, before the kill helper's, and the spawn of it is that process", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const session = await manager.createSession({ command: [...upper] });
+    const process = session.spawn([...upper]);
+    process.stdin.end("hello from the host");
+    const [stdout] = await Promise.all([readAll(process.stdout), readAll(process.stderr)]);
+    expect(stdout).toBe("HELLO FROM THE HOST True\n");
+    expect((await process.exit).exitCode).toBe(0);
+    const creates = await execCreates(docker, since, session.containerId);
+    // Under gVisor each exec's argv comes after the seccomp guard's (syscall-guard.ts).
+    expect(creates[0]?.endsWith(` ${upper.join(" ")}`)).toBe(true);
+    expect(creates[1]).toMatch(/ python3 -I -S -c .*codeaction-kill-helper$/s);
+    expect(creates).toHaveLength(2);
+    await session.close();
+  });
+
+  it("unused, ends when the first spawn is another command; taken, its kill() ends it", async () => {
+    const waiting = ["python3", "-c", "import sys; sys.stdin.read()  # first-command-mark"];
+    const session = await manager.createSession({ command: [...waiting] });
+    expect((await session.execute(markedProcesses)).stdout.trim()).toBe("1");
+    // Another command is the first spawn: the waiting one sees end of file and is gone.
+    const other = session.spawn(["python3", "-c", "print('other')"]);
+    other.stdin.end();
+    expect((await Promise.all([readAll(other.stdout), readAll(other.stderr)]))[0]).toBe("other\n");
+    await expect
+      .poll(async () => (await session.execute(markedProcesses)).stdout.trim(), { timeout: 10_000 })
+      .toBe("0");
+    await session.close();
+
+    const sleeping = ["python3", "-c", "import sys, time; sys.stdin.read(); time.sleep(600)"];
+    const second = await manager.createSession({ command: [...sleeping] });
+    const taken = second.spawn([...sleeping]);
+    taken.stdin.end();
+    taken.stdout.resume();
+    taken.stderr.resume();
+    await taken.started;
+    await taken.kill();
+    expect((await taken.exit).exitCode).not.toBe(0);
+    await second.close();
+  });
+});
