@@ -41,9 +41,10 @@ function stepRecorder(): { logger: LoggerOption; take: () => Record<string, numb
 /**
  * Where a cold run's time goes, in the order a session takes the steps: the launch's steps as the
  * sandbox logs them (create; read-back before start with the lifeline's attach; start; read-back
- * after start with the kill helper's exec), then the program's exec (its `started` also waits for
- * the kill helper), the interpreter and program, the exit code, and the removal, which a turn does
- * not wait for. No pool: every round is a cold start.
+ * after start with the program's exec, started with the container as code-action's relay is, and
+ * then the kill helper's), then the wait for the kill helper (the program's stdin is held until it
+ * is ready), the interpreter and program, the exit code, and the removal, which a turn does not
+ * wait for. No pool: every round is a cold start.
  */
 export async function measureColdPath(options: {
   docker: Dockerode;
@@ -76,10 +77,12 @@ export async function measureColdPath(options: {
 
 async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, number>) {
   const began = performance.now();
-  const session = await manager.createSession();
+  // The program is the command the container starts with, as code-action's relay is.
+  const argv = ["python3", "-I", "-c", stepProgram];
+  const session = await manager.createSession({ command: argv });
   const created = performance.now();
   const launchSteps = takeSteps();
-  const process = session.spawn(["python3", "-I", "-c", stepProgram]);
+  const process = session.spawn(argv);
   const stdout: Buffer[] = [];
   process.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
   process.stderr.resume();
@@ -99,7 +102,7 @@ async function runOnce(manager: SandboxManager, takeSteps: () => Record<string, 
   return {
     ...launchSteps,
     "createSession besides the launch": created - began - launchTotal,
-    "program exec, kill helper ready": started - created,
+    "kill helper ready (program's stdin held)": started - created,
     "interpreter and program": ended - started,
     "exit code read": exited - ended,
     "critical path in all": exited - began,

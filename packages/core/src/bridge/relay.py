@@ -9,41 +9,24 @@ program writes: request ids follow a strict grammar, request files are opened wi
 links or blocking, and their size is checked before they are read.
 """
 
+# The program's interpreter starts first, before this relay's own imports (json, re, secrets, ...):
+# they take longer than the interpreter's start-up, and on the cold path both are on the critical
+# path. Only what starting it needs comes before (built-in modules, and ctypes for the dumpable flag).
 import fcntl
-import itertools
-import json
 import os
-import re
-import secrets
-import select
-import selectors
 import signal
-import stat
-import struct
 import sys
-import time
-
-HEADER = struct.Struct(">cI")
-ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
-CHUNK_BYTES = 65536
-MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024
-MAX_DOORBELL_LINE_BYTES = 128
-MAX_PENDING_BELL_BYTES = 1024 * 1024
-MAX_NOTICES = 50
-# Requests forwarded to the host and not yet answered; at this many the relay stops reading the
-# doorbell, so a program that rings faster than the host answers waits instead of queueing.
-MAX_OUTSTANDING = 16
-DRAIN_SECONDS = 2.0
-REQUEST_FD = 3
-REPLY_FD = 4
 
 # The program's interpreter runs bootstrap.py (beside this file): python-sources.ts puts its
 # source in place of the marker below, as a string literal, when it loads this relay.
 BOOTSTRAP = "@@CODEACTION_BOOTSTRAP@@"
 # The relay's arguments: modules the program's interpreter imports while it waits for the program
 # (codeAction.preimport); the host checked them, and anything but a dotted Python name is dropped.
-MODULE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-PREIMPORT = [name for name in sys.argv[1:17] if len(name) <= 200 and MODULE_PATTERN.fullmatch(name)]
+PREIMPORT = [
+    name
+    for name in sys.argv[1:17]
+    if len(name) <= 200 and all(part.isascii() and part.isidentifier() for part in name.split("."))
+]
 
 
 def set_not_dumpable():
@@ -54,36 +37,6 @@ def set_not_dumpable():
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
     except Exception:
         pass
-
-
-def process_start_time(pid):
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            data = file.read()
-        return data[data.rindex(b")") + 2 :].split()[19]
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def process_owner_and_state(pid):
-    try:
-        with open(f"/proc/{pid}/status", "rb") as file:
-            uid = state = None
-            for line in file:
-                if line.startswith(b"State:"):
-                    state = line.split()[1]
-                elif line.startswith(b"Uid:"):
-                    uid = int(line.split()[1])
-            return uid, state
-    except (OSError, ValueError, IndexError):
-        return None, None
-
-
-def list_pids():
-    try:
-        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    except OSError:
-        return []
 
 
 def start_interpreter():
@@ -136,6 +89,65 @@ def program_environment():
     environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     environment["PYTHONHASHSEED"] = "0"
     return environment
+
+
+set_not_dumpable()
+WAITING_INTERPRETER = start_interpreter()
+
+import itertools  # noqa: E402 (after the interpreter's start, see above)
+import json  # noqa: E402
+import re  # noqa: E402
+import secrets  # noqa: E402
+import select  # noqa: E402
+import selectors  # noqa: E402
+import stat  # noqa: E402
+import struct  # noqa: E402
+import time  # noqa: E402
+
+HEADER = struct.Struct(">cI")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+CHUNK_BYTES = 65536
+MAX_HOST_FRAME_BYTES = 256 * 1024 * 1024
+MAX_DOORBELL_LINE_BYTES = 128
+MAX_PENDING_BELL_BYTES = 1024 * 1024
+MAX_NOTICES = 50
+# Requests forwarded to the host and not yet answered; at this many the relay stops reading the
+# doorbell, so a program that rings faster than the host answers waits instead of queueing.
+MAX_OUTSTANDING = 16
+DRAIN_SECONDS = 2.0
+REQUEST_FD = 3
+REPLY_FD = 4
+
+
+
+def process_start_time(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            data = file.read()
+        return data[data.rindex(b")") + 2 :].split()[19]
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def process_owner_and_state(pid):
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            uid = state = None
+            for line in file:
+                if line.startswith(b"State:"):
+                    state = line.split()[1]
+                elif line.startswith(b"Uid:"):
+                    uid = int(line.split()[1])
+            return uid, state
+    except (OSError, ValueError, IndexError):
+        return None, None
+
+
+def list_pids():
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
 
 
 def read_request_file(requests_fd, request_id, max_bytes):
@@ -558,7 +570,8 @@ class ProgramProcesses:
         self.protected = set()
 
     def start_ahead(self):
-        self.waiting = start_interpreter()
+        """The interpreter started when the relay loaded (WAITING_INTERPRETER)."""
+        self.waiting = WAITING_INTERPRETER
 
     def take_interpreter(self):
         """The interpreter started ahead when it still waits, else a new one; the relay's from now."""
@@ -842,8 +855,7 @@ class Relay:
     # The loop -----------------------------------------------------------------------------
 
     def run(self):
-        set_not_dumpable()
-        # The program's interpreter starts now, while the relay waits for the host's start frame.
+        # The program's interpreter started when the relay loaded; it waits for the start frame too.
         self.processes.start_ahead()
         wake_read, wake_write = os.pipe()
         os.set_blocking(wake_read, False)
