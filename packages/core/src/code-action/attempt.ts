@@ -337,9 +337,7 @@ async function createSessionFor(
   const { options, runId, signal } = context;
   const { logger, attemptNumber } = attemptOptions;
   signal.throwIfAborted();
-  // The signal takes a request still waiting for a pool slot out of the sandbox's line at once.
-  // A cold container starts with the relay (a pooled one has its warm relay): its exec and
-  // interpreter start while the kill helper does.
+  // The signal takes a waiting request out of the line at once; a cold container starts with the relay.
   const creating = options.sandbox.createSession({
     ...(logger ? { logger } : {}),
     signal,
