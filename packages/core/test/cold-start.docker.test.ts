@@ -11,11 +11,11 @@ import { programReply } from "./helpers.ts";
 /** The label the sandbox puts on every container it creates (packages/sandbox/src/labels.ts; not exported). */
 const ownerPidLabel = "codeaction.owner-pid";
 
-/** This process's containers' exec_create actions since `since`, by container, in order. */
-async function execCreatesByContainer(since: number): Promise<Map<string, string[]>> {
+/** This process's containers' exec_create actions since `sinceMs` (Unix ms), by container, in order. */
+async function execCreatesByContainer(sinceMs: number): Promise<Map<string, string[]>> {
   const { docker } = await connectDocker();
   const stream = (await docker.getEvents({
-    since,
+    since: Math.floor(sinceMs / 1000) - 1,
     until: Math.floor(Date.now() / 1000) + 1,
     filters: { type: ["container"], event: ["exec_create"], label: [`${ownerPidLabel}=${process.pid}`] },
   })) as NodeJS.ReadableStream;
@@ -23,7 +23,9 @@ async function execCreatesByContainer(since: number): Promise<Map<string, string
   for await (const chunk of stream) text += String(chunk);
   const byContainer = new Map<string, string[]>();
   for (const line of text.split("\n").filter((entry) => entry.trim() !== "")) {
-    const event = JSON.parse(line) as { id: string; Action: string };
+    const event = JSON.parse(line) as { id: string; Action: string; timeNano: number };
+    // The query's bound is in whole seconds: an earlier test's events of the same second are not ours.
+    if (event.timeNano / 1e6 < sinceMs) continue;
     byContainer.set(event.id, [...(byContainer.get(event.id) ?? []), event.Action]);
   }
   return byContainer;
@@ -42,7 +44,7 @@ function kinds(actions: string[]): string[] {
 
 describe("the cold path starts the relay with the container (real engine)", () => {
   it("a code-action turn with pool 0: the relay is each container's first exec, and the only other is the kill helper", async () => {
-    const since = Math.floor(Date.now() / 1000) - 1;
+    const since = Date.now();
     const model = new ScriptedChatModel([
       programReply('print("RESULT: 1")'),
       programReply('print("RESULT: 2")'),
@@ -61,7 +63,7 @@ describe("the cold path starts the relay with the container (real engine)", () =
   });
 
   it("a program runner (run_program over MCP): the same for each run", async () => {
-    const since = Math.floor(Date.now() / 1000) - 1;
+    const since = Date.now();
     const runner = await createProgramRunner({ tools: [] });
     try {
       expect((await runner.run('print("RESULT: 3")')).result).toBe("3");
