@@ -15,7 +15,7 @@ as `python3 -s -P -B -u -X utf8 -c <this source>` with PYTHONHASHSEED=0 and no o
 """
 
 import builtins, os, sys, types
-import json, secrets, stat, threading, typing
+import json, stat, threading, typing
 for _name in sys.argv[1:]:
     try:
         __import__(_name)

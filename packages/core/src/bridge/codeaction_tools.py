@@ -12,7 +12,6 @@ ToolCallLimitExceeded (the run used up its tool calls). All are ToolError, so on
 
 import json as _json
 import os as _os
-import secrets as _secrets
 import stat as _stat
 import threading as _threading
 import datetime  # noqa: F401  (used by the generated stubs)
@@ -112,7 +111,7 @@ class _Bridge:
             raise ToolError("tools can only be called from the program's own process; use threads instead")
         if not isinstance(arguments, dict):
             raise ToolError(f"the arguments for {tool} must be a dict, got {type(arguments).__name__}")
-        request_id = _secrets.token_hex(12)
+        request_id = _os.urandom(12).hex()
         try:
             payload = _json.dumps(
                 {"id": request_id, "tool": tool, "args": _exact_ints(arguments)},

@@ -9,7 +9,7 @@ let relay: string | undefined;
 let toolsModule: string | undefined;
 
 /**
- * The relay's source, run as `python3 -I -c <source>`, with bootstrap.py's source in place of its
+ * The relay's source, run as `python3 -I -S -c <source>`, with bootstrap.py's source in place of its
  * BOOTSTRAP marker (a JSON string is a valid Python string literal).
  */
 export function relaySource(): string {

@@ -1,6 +1,6 @@
 """The codeaction bridge relay: runs one program in the container and carries its tool calls.
 
-The host starts it as `python3 -I -c <this source>` (one exec with stdin attached) and speaks
+The host starts it as `python3 -I -S -c <this source>` (one exec with stdin attached) and speaks
 length-prefixed frames with it on stdin and stdout; see docs/bridge-protocol.md. The program runs
 as a child in its own session. It asks for tools by writing request files in the bridge folder and
 ringing a doorbell (fd 3); the relay forwards each request to the host, writes the host's answer as
@@ -9,7 +9,7 @@ program writes: request ids follow a strict grammar, request files are opened wi
 links or blocking, and their size is checked before they are read.
 """
 
-# The program's interpreter starts first, before this relay's own imports (json, re, secrets, ...):
+# The program's interpreter starts first, before this relay's own imports (json, re, selectors, ...):
 # they take longer than the interpreter's start-up, and on the cold path both are on the critical
 # path. Only what starting it needs comes before (built-in modules, and ctypes for the dumpable flag).
 import fcntl
@@ -97,7 +97,6 @@ WAITING_INTERPRETER = start_interpreter()
 import itertools  # noqa: E402 (after the interpreter's start, see above)
 import json  # noqa: E402
 import re  # noqa: E402
-import secrets  # noqa: E402
 import select  # noqa: E402
 import selectors  # noqa: E402
 import stat  # noqa: E402
@@ -214,7 +213,7 @@ def kill_leftover_processes(protected):
 
 def write_file(dir_fd, name, data):
     """Writes `name` inside `dir_fd` atomically: a fresh temp name, then a rename over it."""
-    temporary = f".{name}.{secrets.token_hex(6)}.tmp"
+    temporary = f".{name}.{os.urandom(6).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     fd = os.open(temporary, flags, 0o600, dir_fd=dir_fd)
     try:

@@ -13,7 +13,8 @@ import { CodeActionError } from "../errors/code-action-error.ts";
  * program's interpreter imports while it waits (checked names: preimportSchema).
  */
 export function relayCommand(preimport: readonly string[] = []): string[] {
-  return ["python3", "-I", "-c", relaySource(), ...preimport];
+  // -S: the relay needs no site-packages (the program's interpreter, which it starts, has them).
+  return ["python3", "-I", "-S", "-c", relaySource(), ...preimport];
 }
 
 /**
@@ -21,7 +22,7 @@ export function relayCommand(preimport: readonly string[] = []): string[] {
  * another preimport list than the turn's.
  */
 export function warmRelayMismatch(warm: readonly string[], wanted: readonly string[]): string | undefined {
-  const relayParts = 4;
+  const relayParts = relayCommand().length;
   const sameRelay =
     warm.length >= relayParts && wanted.slice(0, relayParts).every((part, index) => part === warm[index]);
   if (!sameRelay) {
