@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { finishProcess } from "../test/finish-process.ts";
 import { RecordingEngine } from "../test/recording-engine.ts";
 import { SandboxManager } from "./manager.ts";
 
@@ -13,18 +14,6 @@ function coldManager() {
   return { engine, manager };
 }
 
-function finish(process: {
-  stdout: NodeJS.ReadableStream;
-  stderr: NodeJS.ReadableStream;
-  stdin: NodeJS.WritableStream;
-  exit: Promise<unknown>;
-}) {
-  process.stdout.resume();
-  process.stderr.resume();
-  process.stdin.end();
-  return process.exit;
-}
-
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe("the command a cold session's container starts with", () => {
@@ -35,7 +24,7 @@ describe("the command a cold session's container starts with", () => {
     const execs = () => engine.callsOf("exec").filter((call) => call.startsWith(`exec ${id} `));
     expect(engine.calls.indexOf(commandCall(id))).toBeGreaterThan(engine.calls.indexOf(`start ${id}`));
     expect(execs()).toEqual([commandCall(id), `exec ${id} kill-helper`]);
-    await finish(session.spawn([...command]));
+    await finishProcess(session.spawn([...command]));
     expect(execs()).toEqual([commandCall(id), `exec ${id} kill-helper`]);
     await manager.close();
   });
@@ -52,7 +41,7 @@ describe("the command a cold session's container starts with", () => {
     await process.started;
     await tick();
     expect(engine.inputOf(commandCall(session.containerId))).toBe("the program\n");
-    await finish(process);
+    await finishProcess(process);
     await manager.close();
   });
 
@@ -60,8 +49,8 @@ describe("the command a cold session's container starts with", () => {
     const { engine, manager } = coldManager();
     const session = await manager.createSession({ command: [...command] });
     const id = session.containerId;
-    await finish(session.spawn([...command], { env: { EXTRA: "1" } }));
-    await finish(session.spawn([...command]));
+    await finishProcess(session.spawn([...command], { env: { EXTRA: "1" } }));
+    await finishProcess(session.spawn([...command]));
     const execs = engine.callsOf("exec").filter((call) => call.startsWith(`exec ${id} `));
     expect(execs).toEqual([commandCall(id), `exec ${id} kill-helper`, commandCall(id), commandCall(id)]);
     await manager.close();

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { finishProcess } from "../test/finish-process.ts";
 import { RecordingEngine } from "../test/recording-engine.ts";
 import { SandboxManager } from "./manager.ts";
 
@@ -17,25 +18,13 @@ async function pooledSession() {
   return { engine, manager, session, execsIn };
 }
 
-function finish(process: {
-  stdout: NodeJS.ReadableStream;
-  stderr: NodeJS.ReadableStream;
-  stdin: NodeJS.WritableStream;
-  exit: Promise<unknown>;
-}) {
-  process.stdout.resume();
-  process.stderr.resume();
-  process.stdin.end();
-  return process.exit;
-}
-
 describe("the warm process a pooled session hands out", () => {
   it("is handed out once, with the manager's warm command; claimed, it is the process already running", async () => {
     const { manager, session, execsIn } = await pooledSession();
     const handle = session.takeWarm();
     expect(handle?.argv).toEqual(warmCommand);
     expect(session.takeWarm()).toBeUndefined();
-    await finish(handle!.claim());
+    await finishProcess(handle!.claim());
     // The kill helper and the warm command: no exec for the claimed process.
     expect(execsIn()).toEqual([
       `exec ${session.containerId} kill-helper`,
@@ -47,7 +36,7 @@ describe("the warm process a pooled session hands out", () => {
   it("closed unused, it is gone: the same command is then a new exec", async () => {
     const { manager, session, execsIn } = await pooledSession();
     session.takeWarm()?.close();
-    await finish(session.spawn([...warmCommand]));
+    await finishProcess(session.spawn([...warmCommand]));
     expect(execsIn().slice(2)).toEqual([`exec ${session.containerId} ${warmCommand.join(" ")}`]);
     await manager.close();
   });
