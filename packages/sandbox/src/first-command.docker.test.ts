@@ -45,10 +45,10 @@ describe.each(["docker", "gvisor"] as const)("a cold session's first command (ba
     await manager?.close();
   });
 
-  it("is the container's first exec, before the kill helper's, and the spawn of it is that process", async () => {
+  it("is the container's first exec, before the kill helper's, and takeWarm() hands out that process", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const session = await manager.createSession({ command: [...upper] });
-    const process = session.spawn([...upper]);
+    const process = session.takeWarm()!.claim();
     process.stdin.end("hello from the host");
     const [stdout] = await Promise.all([readAll(process.stdout), readAll(process.stderr)]);
     expect(stdout).toBe("HELLO FROM THE HOST True\n");
@@ -61,14 +61,16 @@ describe.each(["docker", "gvisor"] as const)("a cold session's first command (ba
     await session.close();
   });
 
-  it("unused, ends when the first spawn is another command; taken, its kill() ends it", async () => {
+  it("closed unused, it ends; claimed, its kill() ends it", async () => {
     const waiting = ["python3", "-c", "import sys; sys.stdin.read()  # first-command-mark"];
     const session = await manager.createSession({ command: [...waiting] });
     expect((await session.execute(markedProcesses)).stdout.trim()).toBe("1");
-    // Another command is the first spawn: the waiting one sees end of file and is gone.
+    // A spawn of another command leaves it waiting; closing its handle ends it (end of file).
     const other = session.spawn(["python3", "-c", "print('other')"]);
     other.stdin.end();
     expect((await Promise.all([readAll(other.stdout), readAll(other.stderr)]))[0]).toBe("other\n");
+    expect((await session.execute(markedProcesses)).stdout.trim()).toBe("1");
+    session.takeWarm()?.close();
     await expect
       .poll(async () => (await session.execute(markedProcesses)).stdout.trim(), { timeout: 10_000 })
       .toBe("0");
@@ -76,7 +78,7 @@ describe.each(["docker", "gvisor"] as const)("a cold session's first command (ba
 
     const sleeping = ["python3", "-c", "import sys, time; sys.stdin.read(); time.sleep(600)"];
     const second = await manager.createSession({ command: [...sleeping] });
-    const taken = second.spawn([...sleeping]);
+    const taken = second.takeWarm()!.claim();
     taken.stdin.end();
     taken.stdout.resume();
     taken.stderr.resume();

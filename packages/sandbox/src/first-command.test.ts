@@ -17,14 +17,17 @@ function coldManager() {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
 
 describe("the command a cold session's container starts with", () => {
-  it("goes out after the start and before the kill helper's exec; its spawn is that exec, no other", async () => {
+  it("goes out after the start and before the kill helper's exec; takeWarm() hands it out once, no other exec", async () => {
     const { engine, manager } = coldManager();
     const session = await manager.createSession({ command: [...command] });
     const id = session.containerId;
     const execs = () => engine.callsOf("exec").filter((call) => call.startsWith(`exec ${id} `));
     expect(engine.calls.indexOf(commandCall(id))).toBeGreaterThan(engine.calls.indexOf(`start ${id}`));
     expect(execs()).toEqual([commandCall(id), `exec ${id} kill-helper`]);
-    await finishProcess(session.spawn([...command]));
+    const handle = session.takeWarm();
+    expect(handle?.argv).toEqual(command);
+    expect(session.takeWarm()).toBeUndefined();
+    await finishProcess(handle!.claim());
     expect(execs()).toEqual([commandCall(id), `exec ${id} kill-helper`]);
     await manager.close();
   });
@@ -33,7 +36,7 @@ describe("the command a cold session's container starts with", () => {
     const { engine, manager } = coldManager();
     const release = engine.holdKillHelperReady();
     const session = await manager.createSession({ command: [...command] });
-    const process = session.spawn([...command]);
+    const process = session.takeWarm()!.claim();
     process.stdin.write("the program\n");
     await tick();
     expect(engine.inputOf(commandCall(session.containerId))).toBe("");
@@ -45,14 +48,17 @@ describe("the command a cold session's container starts with", () => {
     await manager.close();
   });
 
-  it("is ended unused when the first spawn is another command (or the same with an env), which gets its own exec", async () => {
+  it("closed unused, it is gone; a spawn of the same argv is never it, but a new exec", async () => {
     const { engine, manager } = coldManager();
     const session = await manager.createSession({ command: [...command] });
     const id = session.containerId;
-    await finishProcess(session.spawn([...command], { env: { EXTRA: "1" } }));
+    await finishProcess(session.spawn([...command]));
+    const handle = session.takeWarm();
+    handle?.close();
     await finishProcess(session.spawn([...command]));
     const execs = engine.callsOf("exec").filter((call) => call.startsWith(`exec ${id} `));
     expect(execs).toEqual([commandCall(id), `exec ${id} kill-helper`, commandCall(id), commandCall(id)]);
+    expect(handle?.argv).toEqual(command);
     await manager.close();
   });
 

@@ -11,8 +11,9 @@ type Socket = NodeJS.ReadWriteStream & { ref?: () => void; unref?: () => void };
  * The command a cold session's container starts with (`createSession({ command })`). Its exec goes
  * out right after the container's start and before the kill helper's: the engine runs one exec of a
  * container at a time, so the command's own start-up (an exec, an interpreter) overlaps the helper's
- * instead of following it. Nothing reaches its stdin before the helper is ready: the session's first
- * `spawn` of the same argv (no env, no cwd) takes it and connects it then. Unused, it is ended.
+ * instead of following it. The session hands it out as a WarmHandle (`session.takeWarm()`): its
+ * claim connects it, and nothing reaches its stdin before the helper is ready. Unused, it ends with
+ * the container.
  */
 export type FirstCommand = {
   readonly argv: readonly string[];
@@ -66,19 +67,6 @@ export async function startFirstCommand(
   });
   (started.stream as Socket).unref?.();
   return { argv, id, started };
-}
-
-/** Whether a spawn of `argv` with `options` is the first command itself (same argv, no env, no cwd). */
-export function isSameCommand(
-  startedArgv: readonly string[],
-  argv: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string },
-): boolean {
-  const noExtras =
-    (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
-  return (
-    noExtras && argv.length === startedArgv.length && argv.every((part, index) => part === startedArgv[index])
-  );
 }
 
 /** Hands the first command's connection out: from now on it keeps the host process alive like any exec. */

@@ -51,12 +51,12 @@ export type CreateSessionOptions = {
    */
   signal?: AbortSignal;
   /**
-   * A command (argv) to start with the container, for the session's first `spawn` of the same argv
-   * (no env, no cwd): its exec goes out right after the container's start, ahead of the kill
-   * helper's, so its start-up is off the critical path; nothing reaches its stdin before the helper
-   * is ready. Code-action passes its bridge relay. Unused, it is ended; a container from the warm
-   * pool has its own warm command instead, and Podman starts none (its flags are read back inside
-   * first). A non-empty array of strings, at most 1 MiB.
+   * A command (argv) to start with the container: its exec goes out right after the container's
+   * start, ahead of the kill helper's, so its start-up is off the critical path. `session.takeWarm()`
+   * hands it out once (claim it, or close it); nothing reaches its stdin before the helper is ready,
+   * and one never taken ends with the container. Code-action passes its bridge relay. A container
+   * from the warm pool has its own warm command instead, and Podman starts none (its flags are read
+   * back inside first). A non-empty array of strings, at most 1 MiB.
    */
   command?: string[];
 };

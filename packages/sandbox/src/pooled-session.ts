@@ -3,7 +3,6 @@ import { execMarkerName } from "./config.ts";
 import { destroyStream } from "./docker-operations.ts";
 import { type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
-import { isSameCommand } from "./first-command.ts";
 import type { LaunchedContainer } from "./launch.ts";
 import { SandboxSession, type SessionInternals, type WarmHandle } from "./session.ts";
 
@@ -150,3 +149,16 @@ export class PooledSession extends SandboxSession {
 }
 
 /** Whether a spawn asks for exactly the warm command: the same argv, no env, no cwd. */
+
+/** Whether a spawn of `argv` with `options` is the warm command itself (same argv, no env, no cwd). */
+function isSameCommand(
+  startedArgv: readonly string[],
+  argv: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string },
+): boolean {
+  const noExtras =
+    (options.env === undefined || Object.keys(options.env).length === 0) && options.cwd === undefined;
+  return (
+    noExtras && argv.length === startedArgv.length && argv.every((part, index) => part === startedArgv[index])
+  );
+}

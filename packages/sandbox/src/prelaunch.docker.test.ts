@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, describe, expect, test, vi } from "vitest";
+import { containerActions } from "../test/container-actions.ts";
 import { readAll } from "../test/read-all.ts";
 import { labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
@@ -310,14 +311,26 @@ describe("a prelaunched container's owner process", () => {
   });
 
   test("SIGKILLed: the worker's lifeline ends with it and the container stops long before its deadline", async () => {
+    const since = Math.floor(Date.now() / 1000) - 1;
     const { child, exited, containerId } = await startOwner("hold");
     expect((await docker.getContainer(containerId).inspect()).State.Running).toBe(true);
     child.kill("SIGKILL");
     await exited;
-    // The deadline is an hour away: only the lifeline can stop it within this test's time.
-    while ((await docker.getContainer(containerId).inspect()).State.Running) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    expect((await docker.getContainer(containerId).inspect()).State.Running).toBe(false);
+    // The deadline is an hour away: only the lifeline can stop it within this test's time. Its owner
+    // is dead, so another test file's sweep may remove it meanwhile (gone counts as stopped).
+    const running = async () =>
+      docker
+        .getContainer(containerId)
+        .inspect()
+        .then((info) => info.State.Running === true)
+        .catch((error: { statusCode?: number }) =>
+          error.statusCode === 404 ? false : Promise.reject(error),
+        );
+    while (await running()) await new Promise((resolve) => setTimeout(resolve, 250));
+    // It died with no kill from outside before it: its own PID 1 ended it when the lifeline closed.
+    // A sweep (or anyone else) stopping it would show the engine's "kill" first.
+    const actions = await containerActions(docker, since, { container: [containerId] });
+    expect(actions).toContain("die");
+    expect(actions.slice(0, actions.indexOf("die"))).not.toContain("kill");
   });
 });

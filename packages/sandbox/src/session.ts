@@ -10,7 +10,7 @@ import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
 import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
 import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
 import { ContainerPlacements } from "./file-placements.ts";
-import { dropFirstCommand, type FirstCommand, isSameCommand, takeFirstCommand } from "./first-command.ts";
+import { dropFirstCommand, takeFirstCommand } from "./first-command.ts";
 import { KillHelper } from "./kill-helper.ts";
 import type { LaunchedContainer } from "./launch.ts";
 import type { PlacedFile, PlacingProgress } from "./placed-files.ts";
@@ -25,9 +25,9 @@ export type SessionInternals = {
 };
 
 /**
- * The manager's `warmCommand`, already running in a session's container, handed out once by
- * `session.takeWarm()`: its argv (to check it is the command wanted), `claim()` for the process,
- * `close()` to end it unused.
+ * A command already running in a session's container (the manager's `warmCommand` in a warm one,
+ * or createSession's `command`), handed out once by `session.takeWarm()`: its argv (to check it is
+ * the command wanted), `claim()` for the process, `close()` to end it unused.
  */
 export type WarmHandle = {
   readonly argv: readonly string[];
@@ -166,11 +166,16 @@ export class SandboxSession {
    */
   spawn(argv: string[], options: { env?: Record<string, string>; cwd?: string } = {}): SpawnedProcess {
     const pipes = createProcessPipes();
-    const first = this.takeFirstCommand(argv, options);
-    const id = first?.id ?? randomUUID();
-    const launching = first
-      ? this.connectStarted(this.launched, takeFirstCommand(first), pipes)
-      : this.connectSpawned(argv, options, { id, pipes });
+    const id = randomUUID();
+    return this.spawnedProcess(this.connectSpawned(argv, options, { id, pipes }), pipes, id);
+  }
+
+  /** The SpawnedProcess of a connection on its way (`launching`), its kill marked `id`. */
+  private spawnedProcess(
+    launching: Promise<ExecConnection>,
+    pipes: ReturnType<typeof createProcessPipes>,
+    id: string,
+  ): SpawnedProcess {
     const started = launching.then(() => undefined);
     const exit = launching.then((connection) =>
       connection.exit().finally(() => this.openSpawns.delete(connection)),
@@ -211,22 +216,6 @@ export class SandboxSession {
       guard: launched.guardExecs,
     });
     return this.connectStarted(launched, started, process.pipes);
-  }
-
-  /**
-   * The container's first command (`createSession({ command })`) when this spawn is that command,
-   * taken once; a spawn of anything else ends it unused (first-command.ts).
-   */
-  private takeFirstCommand(
-    argv: string[],
-    options: { env?: Record<string, string>; cwd?: string },
-  ): FirstCommand | undefined {
-    const first = this.launched.firstCommand;
-    if (!first) return undefined;
-    this.launched.firstCommand = undefined;
-    if (isSameCommand(first.argv, argv, options)) return first;
-    dropFirstCommand(first);
-    return undefined;
   }
 
   /** Connects a started exec to its pipes once the kill helper is ready (its stdin held back till then). */
@@ -321,12 +310,29 @@ export class SandboxSession {
   }
 
   /**
-   * The process of the manager's `warmCommand` already running in this container, handed out once
-   * (later calls: undefined). Only a container from the warm pool or a warm prelaunch has one; an
-   * ordinary session never does. The caller checks `argv` and claims it, or closes it.
+   * The command already running in this container, handed out once (later calls: undefined): the
+   * manager's `warmCommand` in a container from the warm pool or a warm prelaunch, or the
+   * `command` this session was created with (first-command.ts). A session created without one has
+   * none. The caller checks `argv` and claims it (its stdin flows once the kill helper is ready),
+   * or closes it; one never taken ends with the container.
    */
   takeWarm(): WarmHandle | undefined {
-    return undefined;
+    const launched = this.launched;
+    const first = launched.firstCommand;
+    if (!first) return undefined;
+    launched.firstCommand = undefined;
+    return {
+      argv: first.argv,
+      claim: () => {
+        const pipes = createProcessPipes();
+        return this.spawnedProcess(
+          this.connectStarted(launched, takeFirstCommand(first), pipes),
+          pipes,
+          first.id,
+        );
+      },
+      close: () => dropFirstCommand(first),
+    };
   }
 
   /**

@@ -46,12 +46,39 @@ function scanInThread(file: DataFileArgument): ScanJob {
     latest = progress;
     listener?.(progress);
   };
-  let scannedIn: ScanJob["scannedIn"];
-  let workerEntry: string | undefined;
-  const table = new Promise<CsvTable>((resolve, reject) => {
+  const where: ScanPlace = { scannedIn: undefined, workerEntry: undefined };
+  const table = scanTable(file, onProgress, where);
+  // A command that fails before it reads the table must not die of an unhandled rejection.
+  table.catch(() => undefined);
+  return {
+    file,
+    table,
+    get scannedIn() {
+      return where.scannedIn;
+    },
+    get workerEntry() {
+      return where.workerEntry;
+    },
+    listen(onProgressHeard) {
+      listener = onProgressHeard;
+      if (latest) onProgressHeard(latest);
+    },
+  };
+}
+
+/** Where a scan runs, filled in as it goes (a ScanJob's getters read it). */
+type ScanPlace = { scannedIn: ScanJob["scannedIn"]; workerEntry: string | undefined };
+
+/** The file's table, scanned in a worker of its own; in this thread when no worker starts or one dies. */
+function scanTable(
+  file: DataFileArgument,
+  onProgress: (progress: ScanProgress) => void,
+  where: ScanPlace,
+): Promise<CsvTable> {
+  return new Promise<CsvTable>((resolve, reject) => {
     // Loaded only here: the command imports this module before anything heavy.
     const inThisThread = () => {
-      scannedIn = "this thread";
+      where.scannedIn = "this thread";
       import("./csv-table.ts")
         .then(({ scanCsv }) => scanCsv(file.path, { format: file.format, onProgress }))
         .then(resolve, reject);
@@ -65,7 +92,7 @@ function scanInThread(file: DataFileArgument): ScanJob {
         workerData: { ...file, file: file.path } satisfies ScanRequest,
         env: workerEnvironment(),
       });
-      workerEntry = fileURLToPath(workerFile);
+      where.workerEntry = fileURLToPath(workerFile);
     } catch {
       inThisThread();
       return;
@@ -74,7 +101,7 @@ function scanInThread(file: DataFileArgument): ScanJob {
     worker.on("message", (report: ScanReport) => {
       if (report.type === "progress") return onProgress(report.progress);
       settled = true;
-      scannedIn = "worker";
+      where.scannedIn = "worker";
       void worker.terminate();
       if (report.type === "table") resolve(report.table);
       else if (report.type === "failed") {
@@ -82,29 +109,11 @@ function scanInThread(file: DataFileArgument): ScanJob {
         reject(new CsvInputError({ file: file.path, problem, ...(line === undefined ? {} : { line }) }));
       } else reject(new Error(`scanning ${file.path} failed: ${report.message}`));
     });
-    worker.on("error", () => {
+    const fallBack = () => {
       if (!settled) inThisThread();
       settled = true;
-    });
-    worker.on("exit", () => {
-      if (!settled) inThisThread();
-      settled = true;
-    });
+    };
+    worker.on("error", fallBack);
+    worker.on("exit", fallBack);
   });
-  // A command that fails before it reads the table must not die of an unhandled rejection.
-  table.catch(() => undefined);
-  return {
-    file,
-    table,
-    get scannedIn() {
-      return scannedIn;
-    },
-    get workerEntry() {
-      return workerEntry;
-    },
-    listen(onProgressHeard) {
-      listener = onProgressHeard;
-      if (latest) onProgressHeard(latest);
-    },
-  };
 }

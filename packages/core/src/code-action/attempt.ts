@@ -1,4 +1,3 @@
-import type { SandboxSession } from "@codeaction/sandbox";
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
@@ -6,17 +5,22 @@ import type { CallGate } from "../durable/call-gate.ts";
 import { openCallGate } from "../durable/interrupt.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
-import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
-import { placeDataFiles } from "./data-files.ts";
+import {
+  collectFiles,
+  createSessionFor,
+  placeDataFilesFor,
+  programRunOptions,
+  releaseContainer,
+} from "./attempt-container.ts";
 import { readReplyProgram } from "./extract-program.ts";
 import { askWithSearches } from "./function-lookup.ts";
-import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "./output-files.ts";
-import { relayCommand, spawnRelay } from "./relay-process.ts";
+import type { CollectedFiles } from "./output-files.ts";
+import { spawnRelay } from "./relay-process.ts";
 import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
-import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
+import { noFiles, type SampleOptions, type TurnContext } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
 
 /** An attempt, with its run and the files it saved when a container ran, or why the reply was refused before one. */
@@ -167,7 +171,7 @@ async function runInContainer(
   base: AttemptBase,
   callbacks: CallbackManager | undefined,
 ): Promise<{ run: ProgramRun; files: CollectedFiles; containerStartMs: number; gate: CallGate }> {
-  const { options, runId, emit, signal } = context;
+  const { options } = context;
   const { settings } = options;
   const { attemptNumber, sample, logger } = attemptOptions;
   const { program } = base;
@@ -201,32 +205,9 @@ async function runInContainer(
     : undefined;
   try {
     if (options.dataFiles?.length) await placeDataFilesFor(context, session, attemptOptions);
-    const run = await runProgram({
-      session,
-      ...(relay ? { relay } : {}),
-      program,
-      stubsSource: context.stubsSource,
-      preimport: settings.preimport,
-      tools: gate.tools,
-      runId,
-      execTimeout: settings.execTimeout,
-      maxToolCalls: settings.maxToolCalls,
-      ...(settings.maxRequestBytes === undefined ? {} : { maxRequestBytes: settings.maxRequestBytes }),
-      ...(settings.maxResultBytes === undefined ? {} : { maxResultBytes: settings.maxResultBytes }),
-      approval: gate.approval,
-      logger,
-      // Tool events name the attempt and sample their program belongs to (samples run at once).
-      onEvent: (event) => {
-        tracker.onEvent(event);
-        emit(
-          event.type === "tool-call" || event.type === "tool-result"
-            ? { ...event, attempt: attemptNumber, ...(sample ? { sample } : {}) }
-            : event,
-        );
-      },
-      onOutput: (stream, chunk) => context.observer.programOutput(emit, { ...step, stream }, chunk),
-      signal,
-    });
+    const run = await runProgram(
+      programRunOptions(context, { session, relay, program, gate, tracker, step, logger }),
+    );
     // Files come back only from a run that printed its answer, before its container goes. When the
     // relay saw /workspace/out empty, reading it (one exec) is skipped.
     const files =
@@ -241,24 +222,6 @@ async function runInContainer(
   } finally {
     releaseContainer(context, session, tracker.settled(), logger);
   }
-}
-
-/**
- * Starts the container's removal, off the critical path: the answer does not wait for it, the
- * agent's close() does (and an aborted turn does, with the attempt's tool calls still running).
- */
-function releaseContainer(
-  context: TurnContext,
-  session: SandboxSession,
-  toolCallsSettled: Promise<unknown>,
-  logger: Logger | undefined,
-): void {
-  const removal = session.close().catch((error: unknown) => {
-    logger?.warn({ error }, "could not remove a code-action container; the sandbox sweep will");
-  });
-  context.options.trackRemoval?.(removal);
-  trackCleanup(context, removal);
-  trackCleanup(context, toolCallsSettled);
 }
 
 /** The record of a program that ran; a RESULT that fails the response format makes it "invalid-result". */
@@ -291,21 +254,6 @@ function ranAttempt(
   };
 }
 
-/** The files of /workspace/out; a failure to read them is reported as a refusal, not a failed run. */
-async function collectFiles(
-  session: SandboxSession,
-  limits: OutputFileLimits,
-  logger: Logger | undefined,
-): Promise<CollectedFiles> {
-  try {
-    return await collectOutputFiles(session, limits);
-  } catch (error) {
-    logger?.warn({ error }, "could not read /workspace/out");
-    const reason = `could not be read: ${error instanceof Error ? error.message : String(error)}`;
-    return { files: [], refused: [{ name: "out", reason }] };
-  }
-}
-
 /** The record of a reply that held no program (none, or several): nothing ran. */
 function refusedAttempt(base: AttemptBase, clock: { attemptStarted: number; modelMs: number }): Attempt {
   return {
@@ -325,50 +273,6 @@ function refusedAttempt(base: AttemptBase, clock: { attemptStarted: number; mode
   };
 }
 
-/**
- * A fresh container for an attempt. When the turn is aborted while the container starts, the
- * attempt stops waiting at once, and the container is removed as soon as it exists; a request
- * still waiting for a slot leaves the sandbox's line and no container is started for it.
- */
-async function createSessionFor(
-  context: TurnContext,
-  attemptOptions: AttemptOptions,
-): Promise<SandboxSession> {
-  const { options, runId, signal } = context;
-  const { logger, attemptNumber } = attemptOptions;
-  signal.throwIfAborted();
-  // The signal takes a waiting request out of the line at once; a cold container starts with the relay.
-  const creating = options.sandbox.createSession({
-    ...(logger ? { logger } : {}),
-    signal,
-    command: relayCommand(options.settings.preimport),
-  });
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => {
-      trackCleanup(
-        context,
-        creating.then((late) => late.close()),
-      );
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([creating, aborted]);
-  } catch (error) {
-    if (signal.aborted) throw error;
-    throw new SandboxRunError({
-      runId,
-      attempts: attemptOptions.attemptsSoFar,
-      cause: error,
-      detail: `a container for attempt ${attemptNumber} did not start (${error instanceof Error ? error.message : String(error)})`,
-    });
-  } finally {
-    if (onAbort) signal.removeEventListener("abort", onAbort);
-  }
-}
-
 /** The fields of `source` that are set, of those named. */
 function pick<Source extends object, Key extends keyof Source>(
   source: Source,
@@ -377,24 +281,4 @@ function pick<Source extends object, Key extends keyof Source>(
   return Object.fromEntries(
     keys.filter((key) => source[key] !== undefined).map((key) => [key, source[key]]),
   ) as Partial<Pick<Source, Key>>;
-}
-
-/** The turn's data files placed in the attempt's container, each report a `data-file-copy` event. */
-async function placeDataFilesFor(
-  context: TurnContext,
-  session: SandboxSession,
-  attemptOptions: AttemptOptions,
-): Promise<void> {
-  const { attemptNumber, sample, logger } = attemptOptions;
-  const placed = await session.filesPlaced();
-  if (placed.length > 0) logger?.debug({ placed }, "files placed before the turn (a prelaunch's)");
-  await placeDataFiles(session, context.options.dataFiles ?? [], (copy) =>
-    context.emit({
-      type: "data-file-copy",
-      runId: context.runId,
-      attempt: attemptNumber,
-      ...(sample ? { sample } : {}),
-      ...copy,
-    }),
-  );
 }
