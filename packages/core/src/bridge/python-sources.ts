@@ -8,13 +8,16 @@ const stubsMarker = "# @@CODEACTION_STUBS@@";
 let relay: string | undefined;
 let toolsModule: string | undefined;
 
+/** The relay's parts, in the order they make its one source (relay.py says what each holds). */
+const relayParts = ["relay.py", "relay-io.py", "relay-channels.py", "relay-loop.py"] as const;
+
 /**
- * The relay's source, run as `python3 -I -S -c <source>`, with bootstrap.py's source in place of its
- * BOOTSTRAP marker (a JSON string is a valid Python string literal).
+ * The relay's source, run as `python3 -I -S -c <source>`: its parts joined, with bootstrap.py's
+ * source in place of the BOOTSTRAP marker (a JSON string is a valid Python string literal).
  */
 export function relaySource(): string {
   relay ??= joinBootstrap(
-    readFileSync(coreAssets.path("relay.py"), "utf8"),
+    relayParts.map((part) => readFileSync(coreAssets.path(part), "utf8")).join("\n"),
     readFileSync(coreAssets.path("bootstrap.py"), "utf8"),
   );
   return relay;
