@@ -50,6 +50,32 @@ describe("connectDocker", () => {
     expect(error.message).toContain(`${join(folder, "missing.sock")} (ENOENT`);
   });
 
+  it("does not blame the engine for its own held event loop (a large import right after the ping went out)", async () => {
+    // An engine that answers the ping at once, when this process gets to read.
+    const answering = join(folder, "answering.sock");
+    const server = createServer((socket) => {
+      socket.once("data", () =>
+        socket.end("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nOK"),
+      );
+    });
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(answering, resolve));
+    const connecting = connectDocker({
+      endpoints: [
+        { label: join(folder, "absent.sock"), options: { socketPath: join(folder, "absent.sock") } },
+        { label: answering, options: { socketPath: answering } },
+      ],
+      timeoutMs: 300,
+    });
+    // The loop is held three times as long as the timeout: no I/O can be read meanwhile.
+    const heldUntil = performance.now() + 900;
+    while (performance.now() < heldUntil) {
+      // busy: as Node's module loader is during a large import
+    }
+    const connected = await connecting;
+    expect(connected.endpoint).toBe(answering);
+  });
+
   it("tries only DOCKER_HOST when it is set, like the docker CLI", () => {
     const endpoints = defaultEndpoints({ DOCKER_HOST: "unix:///custom/docker.sock" });
     expect(endpoints).toHaveLength(1);

@@ -161,15 +161,30 @@ function describeFailure(error: unknown, endpoint: DockerEndpoint): string {
   }
 }
 
+/** How often the ping's clock ticks, and the most one tick may count. */
+const pingTickMs = 100;
+const pingTickMostMs = 200;
+
+/**
+ * The engine's ping, failed after `milliseconds` of this process's own running time. A tick counts at
+ * most 200 ms: while the event loop is held (a large import runs meanwhile, the CPU is starved), the
+ * answer cannot be read, and a plain timer would fire first when the loop comes back, blaming every
+ * endpoint, a missing socket included, for the process's own wait.
+ */
 function pingWithin(docker: Dockerode, milliseconds: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () => reject(Object.assign(new Error(`no answer within ${milliseconds} ms`), { code: "ETIMEDOUT" })),
-      milliseconds,
-    );
+    let counted = 0;
+    let last = performance.now();
+    timer = setInterval(() => {
+      const now = performance.now();
+      counted += Math.min(now - last, pingTickMostMs);
+      last = now;
+      if (counted < milliseconds) return;
+      reject(Object.assign(new Error(`no answer within ${milliseconds} ms`), { code: "ETIMEDOUT" }));
+    }, pingTickMs);
   });
-  return Promise.race([docker.ping().then(() => undefined), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([docker.ping().then(() => undefined), timeout]).finally(() => clearInterval(timer));
 }
 
 /**

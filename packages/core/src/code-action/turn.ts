@@ -15,7 +15,7 @@ import { buildCodeActionPrompt, defaultSandboxDescription } from "./prompt.ts";
 import { buildStubs, renderStubsModule } from "./python-stubs.ts";
 import { runSample } from "./repair-loop.ts";
 import { defaultDiscoverySettings, planDiscovery, renderDiscoverySection } from "./tool-index.ts";
-import { type CodeActionTurnOptions, settleAll, type TurnContext } from "./turn-context.ts";
+import { type CodeActionTurnOptions, settleAll, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { splitConversation } from "./turn-messages.ts";
 
 // One code-action turn, in four files along its seams: this one (the turn: prompt, samples, the
@@ -154,13 +154,17 @@ async function runTurn(context: TurnContext): Promise<TurnOutcome> {
   const opening = [system, new HumanMessage(prompt.user)];
   const sampleNumbers = Array.from({ length: settings.samples }, (_, index) => index + 1);
   const outcomes = await Promise.all(
-    sampleNumbers.map((sample) =>
-      runSample(context, {
+    sampleNumbers.map((sample) => {
+      const running = runSample(context, {
         model: options.model,
         opening,
         sample: settings.samples > 1 ? sample : undefined,
-      }),
-    ),
+      });
+      // A stopped turn waits for every sample, not only the one that stopped it: a sample still
+      // starting its container hands the container's removal over only when it ends.
+      trackCleanup(context, running);
+      return running;
+    }),
   );
   return agreeOrEscalate(context, outcomes, { system, question });
 }
