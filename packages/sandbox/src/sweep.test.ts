@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildLabels, currentOwner, labelKeys } from "./labels.ts";
-import { sweepReason } from "./sweep.ts";
+import { deadlineGraceMs, sweepReason } from "./sweep.ts";
 
 const now = new Date();
 const live = (labels: Record<string, string>, state = "running") => ({
@@ -22,13 +22,25 @@ describe("sweepReason", () => {
   it("removes stopped containers, passed deadlines, and containers whose owner is gone or was replaced", () => {
     const labels = buildLabels({ managerId: "other", deadline: future });
     expect(sweepReason(live(labels, "exited"), { now })).toBe("it is exited");
-    const late = buildLabels({ managerId: "other", deadline: new Date(now.getTime() - 1000) });
+    const late = buildLabels({
+      managerId: "other",
+      deadline: new Date(now.getTime() - deadlineGraceMs - 1000),
+    });
     expect(sweepReason(live(late), { now })).toMatch(/deadline .* passed/);
+    const stoppedLate = buildLabels({ managerId: "other", deadline: new Date(now.getTime() - 1000) });
+    expect(sweepReason(live(stoppedLate, "created"), { now })).toMatch(/deadline .* passed/);
     // A pid that does not exist (above pid_max) and a live pid with another start time (reused).
     expect(sweepReason(live({ ...labels, [labelKeys.ownerPid]: "99999999" }), { now })).toMatch(
       /owner process .* is gone/,
     );
     expect(sweepReason(live({ ...labels, [labelKeys.ownerStart]: "1" }), { now })).toMatch(/is gone/);
+  });
+  it("leaves a live owner's running container to its own PID 1 for a grace past its deadline", () => {
+    // The container's init ends it at its deadline; a sweep racing it must not be the one that does.
+    const justLate = buildLabels({ managerId: "other", deadline: new Date(now.getTime() - 1000) });
+    expect(sweepReason(live(justLate), { now })).toBeUndefined();
+    const graceOver = new Date(now.getTime() + deadlineGraceMs);
+    expect(sweepReason(live(justLate), { now: graceOver })).toMatch(/deadline .* passed/);
   });
   it("leaves containers whose owner it cannot judge (another machine) to their deadline", () => {
     const labels = buildLabels({ managerId: "other", deadline: future });

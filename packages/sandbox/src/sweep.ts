@@ -9,6 +9,15 @@ export type SweptContainer = { containerId: string; reason: string };
 const createdGraceMs = 5 * 60 * 1000;
 
 /**
+ * How long past its deadline a running container of a live owner is left to its own PID 1, which
+ * ends it at the deadline (init.ts). The sweep is the backstop for an init that could not (gVisor
+ * delivers in-container signals to PID 1, so a program can freeze it): before this grace, a sweep
+ * racing the init would be the one ending a container that was about to end itself, and a test
+ * proving that the init holds its deadline would see another file's sweep instead.
+ */
+export const deadlineGraceMs = 60 * 1000;
+
+/**
  * Why a managed container should go, or undefined when it must stay. Never reaps a live owner's
  * running container before its deadline: only stopped containers, passed deadlines, and owners that
  * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused).
@@ -23,10 +32,13 @@ export function sweepReason(
   const now = options.now ?? new Date();
   const state = summary.State;
   if (state === "exited" || state === "dead") return `it is ${state}`;
-  const deadline = deadlineOf(labels);
-  if (deadline && deadline.getTime() <= now.getTime()) return `its deadline ${deadline.toISOString()} passed`;
   const owner = ownerStatus(labels);
   if (owner === "gone") return `its owner process ${labels[labelKeys.ownerPid]} is gone`;
+  const deadline = deadlineOf(labels);
+  const grace = state === "running" ? deadlineGraceMs : 0;
+  if (deadline && deadline.getTime() + grace <= now.getTime()) {
+    return `its deadline ${deadline.toISOString()} passed`;
+  }
   if (state === "created" && now.getTime() - summary.Created * 1000 > createdGraceMs) {
     return "it was created and never started";
   }
