@@ -43,6 +43,28 @@ describe.concurrent("the LangChain examples, run as processes", () => {
     ]);
   });
 
+  it("stream-events.ts: streamEvents carries the steps, the model call and the tool call, in order", async () => {
+    const { stdout } = await run("stream-events");
+    const lines = stdout.trim().split("\n");
+    // The model's own start comes from its callbacks, the steps from the agent's stream: the model
+    // starts before the step that says it ended.
+    const thinking = lines.indexOf("model ScriptedChatModel thinking");
+    expect(thinking).toBeGreaterThanOrEqual(0);
+    expect(thinking).toBeLessThan(lines.indexOf("step model-end"));
+    expect(lines.filter((line) => line !== "model ScriptedChatModel thinking")).toEqual([
+      "step model-start",
+      "step model-end",
+      "step program-start",
+      "step tool-call",
+      'tool exchange_rate {"currency":"EUR"}',
+      "step tool-result",
+      "step program-output",
+      "step program-end",
+      "step answer",
+      "answer: 230.00 EUR",
+    ]);
+  });
+
   it("agent-as-tool.ts: LangChain's createAgent calls the agent as a tool and answers with its count", async () => {
     const { stdout } = await run("agent-as-tool");
     expect(stdout).toContain("tool: 117");

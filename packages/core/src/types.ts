@@ -109,6 +109,20 @@ export type OutputBytes = { stdoutBase64?: string; stderrBase64?: string };
 
 /** Step events, noun-action. The last event of a stream is `answer` and carries the result. */
 export type AgentEvent =
+  /** A model call begins (code-action: `attempt` and `sample` say which program it writes). No content. */
+  | { type: "model-start"; runId: string; attempt?: number; sample?: number; model: string }
+  | {
+      /** The model call ended: `ok: false` when it failed or the run was stopped. No content. */
+      type: "model-end";
+      runId: string;
+      attempt?: number;
+      sample?: number;
+      model: string;
+      ok: boolean;
+      durationMs: number;
+      inputTokens?: number;
+      outputTokens?: number;
+    }
   | { type: "program-start"; runId: string; attempt: number; sample?: number; program: string }
   | {
       type: "tool-call";

@@ -98,7 +98,14 @@ describe("cancelling a code-action turn against the real engine", () => {
         if (event.type === "tool-result") controller.abort(new Error("client disconnected"));
       }
     })().catch((thrown: unknown) => thrown);
-    expect(seen).toEqual(["program-start", "tool-call", "tool-result", "program-end"]);
+    expect(seen).toEqual([
+      "model-start",
+      "model-end",
+      "program-start",
+      "tool-call",
+      "tool-result",
+      "program-end",
+    ]);
     expect(AbortError.isInstance(error)).toBe(true);
     expect((error as AbortError).attempts.map((attempt) => attempt.status)).toEqual(["aborted"]);
     expect((error as AbortError).attempts[0]?.stdout).toContain("marker: running");

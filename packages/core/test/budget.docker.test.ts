@@ -44,6 +44,8 @@ describe("budgets of code-action runs (real engine)", () => {
     expect(error).toMatchObject({ limit: "maxWallSeconds", budget: 8 });
     expect(error.elapsedSeconds).toBeGreaterThanOrEqual(8);
     expect(error.usage).toMatchObject({ modelCalls: 1, attempts: 1 });
+    // The program stopped at the limit had its time in the sandbox: it counts.
+    expect(error.usage.sandboxSeconds).toBeGreaterThan(0);
     expect(events).toContain("program-start");
     expect(containersOfThisProcess()).toEqual([]);
   });

@@ -76,7 +76,9 @@ describe("the agreement check (real containers)", () => {
       [2, '"5952.35"'],
     ]);
     // Both programs started before either ended: the samples ran at the same time.
-    const order = events.filter((event) => event.type !== "program-output").map((event) => event.type);
+    const order = events
+      .filter((event) => event.type === "program-start" || event.type === "program-end")
+      .map((event) => event.type);
     expect(order.slice(0, 2)).toEqual(["program-start", "program-start"]);
     // The money rule is in the prompt.
     expect(String(model.calls[0]?.messages[0]?.content)).toContain("decimal.Decimal for money");

@@ -156,11 +156,15 @@ print(f"RESULT: {len(orders)} orders")
     // The steps, in order, and the last event carries the same result.
     const steps = events.filter((event) => event.type !== "program-output");
     expect(steps.map((event) => event.type)).toEqual([
+      "model-start",
+      "model-end",
       "program-start",
       "tool-call",
       "tool-result",
       "program-end",
       "repair-start",
+      "model-start",
+      "model-end",
       "program-start",
       "tool-call",
       "tool-result",
@@ -171,7 +175,12 @@ print(f"RESULT: {len(orders)} orders")
     expect(last?.type === "answer" && last.result).toBe(result);
     // The fields of each step: tool events name their attempt; the failed program's end and the
     // repair say why; the tails hold the program's output.
-    const [, call1, result1, end1, repair, , call2, , end2] = steps;
+    const programSteps = steps.filter((event) => event.type !== "model-start" && event.type !== "model-end");
+    const [, call1, result1, end1, repair, , call2, , end2] = programSteps;
+    expect(steps.filter((event) => event.type === "model-end")).toMatchObject([
+      { attempt: 1, ok: true },
+      { attempt: 2, ok: true },
+    ]);
     expect(call1).toMatchObject({ type: "tool-call", attempt: 1, tool: "load_orders", args: {} });
     expect(result1).toMatchObject({ type: "tool-result", attempt: 1, tool: "load_orders", status: "ok" });
     expect(call2).toMatchObject({ type: "tool-call", attempt: 2, tool: "load_orders" });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { BudgetExceededError, buildAgent, ConfigError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
+import { RunObserver } from "../src/tracing/run-observer.ts";
 
 // Usage, cost and budgets through buildAgent's tools pattern (no sandbox): exact figures from a
 // scripted model's usage_metadata, and runs stopped at each limit.
@@ -134,5 +135,18 @@ describe("budgets", () => {
     );
     // The agent's own budget applies again to the next call.
     expect((await agent.invoke("Lyon?")).usage.modelCalls).toBe(2);
+  });
+});
+
+describe("sandbox time of a program stopped mid-run", () => {
+  it("counts while the program runs, and still counts after it failed without an end", async () => {
+    const observer = new RunObserver({ runId: "run-s" });
+    const observed = observer.program({ attempt: 1, program: "import time; time.sleep(600)" });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const during = observer.usage().sandboxSeconds;
+    expect(during).toBeGreaterThan(0);
+    observed.fail(new Error("stopped at maxWallSeconds"));
+    expect(observer.usage().sandboxSeconds).toBeGreaterThanOrEqual(during);
+    observer.finish();
   });
 });

@@ -50,16 +50,18 @@ function reportEvent(
   const { progress, showProgram } = options;
   const show = (text: string) => progress.note(text);
   switch (event.type) {
+    case "model-start":
+      progress.update(
+        event.attempt === undefined || event.attempt === 1
+          ? "waiting for the model"
+          : `waiting for the model (attempt ${event.attempt})`,
+      );
+      break;
     case "program-output":
       if (options.verbose) show(programOutputLine(event));
       break;
     case "program-start":
-      if (showProgram) {
-        show(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
-        show(escapeForTerminal(event.program.trimEnd()));
-        show("─".repeat(60));
-      }
-      progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
+      showProgramStart(event, { progress, showProgram });
       break;
     case "tool-call":
       // Code-action tool events name their attempt; in the tools pattern the model itself calls.
@@ -93,6 +95,19 @@ function reportEvent(
     default:
       break;
   }
+}
+
+/** A program about to run: on the progress line, and whole with --show-program. */
+function showProgramStart(
+  event: Extract<AgentEvent, { type: "program-start" }>,
+  options: { progress: Progress; showProgram: boolean },
+): void {
+  if (options.showProgram) {
+    options.progress.note(`── attempt ${event.attempt}: the program ${"─".repeat(40)}`);
+    options.progress.note(escapeForTerminal(event.program.trimEnd()));
+    options.progress.note("─".repeat(60));
+  }
+  options.progress.update(`running the program (attempt ${event.attempt}) in the sandbox`);
 }
 
 /** Why the attempt before a repair failed, with a fix where one is known. */

@@ -5,6 +5,7 @@ import type { CallGate } from "../durable/call-gate.ts";
 import { openCallGate } from "../durable/interrupt.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
+import { ModelCallEvents } from "../tracing/model-events.ts";
 import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
 import type { Attempt, AttemptStatus } from "../types.ts";
@@ -138,9 +139,21 @@ function askModel(
 ): Promise<BaseMessage> {
   const { signal } = context;
   const { model, attemptNumber: attempt, sample, escalated } = attemptOptions;
+  const events = new ModelCallEvents(context.runId, model, { attempt, sample });
+  context.emit(events.start());
   return context.observer
     .modelCall(model, { attempt, sample, escalated }, () =>
       model.invoke(attemptOptions.modelMessages, { signal, ...(callbacks ? { callbacks } : {}) }),
+    )
+    .then(
+      (reply) => {
+        context.emit(events.end(reply));
+        return reply;
+      },
+      (error: unknown) => {
+        context.emit(events.end(undefined));
+        throw error;
+      },
     )
     .catch((error: unknown) => {
       if (signal.aborted) throw error;

@@ -58,6 +58,38 @@ describe("replies are checked before a container starts", () => {
   });
 });
 
+describe("model events", () => {
+  it("frame every model call, before its program starts, and say when a call failed", async () => {
+    // Two replies without a program, then none: the third call throws.
+    const model = new ScriptedChatModel(["The revenue is 42.", "Still 42."]);
+    const turn = createCodeActionTurn({ model, sandbox: countingSandbox(), tools: [], settings });
+    const events: AgentEvent[] = [];
+    await (async () => {
+      for await (const event of turn.stream([new HumanMessage("Revenue?")], "run-m")) events.push(event);
+    })().catch(() => undefined);
+    const kinds = events.map((event) => event.type).filter((type) => type !== "repair-start");
+    expect(kinds).toEqual([
+      "model-start",
+      "model-end",
+      "program-start",
+      "program-end",
+      "model-start",
+      "model-end",
+      "program-start",
+      "program-end",
+      "model-start",
+      "model-end",
+    ]);
+    const ends = events.filter((event) => event.type === "model-end");
+    expect(ends.map((event) => [event.attempt, event.ok])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+    ]);
+    expect(events[0]).toEqual({ type: "model-start", runId: "run-m", attempt: 1, model: expect.any(String) });
+  });
+});
+
 describe("a CodeActionError the model throws itself", () => {
   it("keeps its class and gets the run's id and the attempts so far", async () => {
     // One reply, then none: the second model call throws ScriptedRepliesExhaustedError.

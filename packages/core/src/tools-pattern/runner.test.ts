@@ -101,8 +101,19 @@ describe("createToolsRunner", () => {
     expect(toolMessage).toBeInstanceOf(ToolMessage);
     expect(toolMessage?.content).toBe('{"sum":5}');
     expect((toolMessage as ToolMessage).tool_call_id).toBe("c1");
-    expect(events.map((event) => event.type)).toEqual(["tool-call", "tool-result", "answer"]);
-    expect(events[1]).toMatchObject({
+    // A model call is framed by its own events, so a stream says something while the model thinks.
+    expect(events.map((event) => event.type)).toEqual([
+      "model-start",
+      "model-end",
+      "tool-call",
+      "tool-result",
+      "model-start",
+      "model-end",
+      "answer",
+    ]);
+    expect(events[0]).toEqual({ type: "model-start", runId: "run-1", model: expect.any(String) });
+    expect(events[1]).toMatchObject({ type: "model-end", runId: "run-1", ok: true });
+    expect(events[3]).toMatchObject({
       type: "tool-result",
       id: "c1",
       tool: "add",
@@ -266,7 +277,7 @@ describe("createToolsRunner", () => {
       expect(model.calls[1]?.messages.at(-1)?.content).toBe("Tool call denied: no adding ones");
       expect(tool.invocations).toEqual([{ a: 3, b: 4 }]);
       expect(result.toolCalls.map((call) => call.status)).toEqual(["denied", "ok"]);
-      expect(events[1]).toMatchObject({
+      expect(events.find((event) => event.type === "tool-result")).toMatchObject({
         type: "tool-result",
         status: "denied",
         error: "Tool call denied: no adding ones",

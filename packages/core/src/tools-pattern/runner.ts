@@ -14,6 +14,7 @@ import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-
 import { bindToolsThrough, type ChatModelRunnable, modelName } from "../model.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
+import { ModelCallEvents } from "../tracing/model-events.ts";
 import { RunObserver } from "../tracing/run-observer.ts";
 import { type ToolCallTracker, trackToolCalls } from "../tracing/tool-runs.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
@@ -175,7 +176,16 @@ async function* runLoop(
   };
   const { maxIterations } = settings;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
-    const reply = await askModel(settings, state);
+    const events = new ModelCallEvents(runId, settings.bound, {});
+    yield events.start();
+    let reply: AIMessage;
+    try {
+      reply = await askModel(settings, state);
+    } catch (error) {
+      yield events.end(undefined);
+      throw error;
+    }
+    yield events.end(reply);
     const requested = requestedCalls(reply);
     state.logger?.debug({ iteration, toolCalls: requested.length }, "model replied");
 

@@ -41,6 +41,8 @@ export class RunObserver {
   #stop: Error | undefined;
   /** The run's `program-output` events, made on the first output. */
   #live: LiveOutput | undefined;
+  /** When each program still running started: its time so far counts in a usage taken meanwhile. */
+  readonly #running = new Set<{ started: number }>();
 
   constructor(options: ObserveOptions & { runId: string; spans?: RunSpans }) {
     this.runId = options.runId;
@@ -65,8 +67,14 @@ export class RunObserver {
     return this.#stop;
   }
 
+  /** The totals so far; a program still running counts its sandbox time up to now (a stop mid-program). */
   usage(): RunUsage {
-    return this.#meter.snapshot();
+    const usage = this.#meter.snapshot();
+    const now = performance.now();
+    let runningMs = 0;
+    for (const program of this.#running) runningMs += now - program.started;
+    if (runningMs > 0) usage.sandboxSeconds = Math.round(usage.sandboxSeconds * 1000 + runningMs) / 1000;
+    return usage;
   }
 
   /** One model call: checked against the budget before, counted (and priced) after. */
@@ -112,9 +120,12 @@ export class RunObserver {
       "codeaction.sandbox.warm": step.warm,
       "codeaction.program.text": this.spans.content(() => step.program),
     });
+    const running = { started: performance.now() };
+    this.#running.add(running);
     return {
       span,
       end: (run) => {
+        this.#running.delete(running);
         this.#meter.addSandboxTime(run.runMs);
         if (step.attempt !== undefined) this.#live?.flush({ attempt: step.attempt, sample: step.sample });
         span?.set({
@@ -124,7 +135,11 @@ export class RunObserver {
         });
         span?.end(run.status === "ok" ? undefined : new ProgramFailed(run.status, run.exitCode));
       },
-      fail: (error) => span?.end(error),
+      fail: (error) => {
+        // Stopped or failed mid-run (a budget, a cancel): the time it had in the sandbox still counts.
+        if (this.#running.delete(running)) this.#meter.addSandboxTime(performance.now() - running.started);
+        span?.end(error);
+      },
     };
   }
 
