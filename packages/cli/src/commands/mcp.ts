@@ -11,6 +11,7 @@ import { offeredRunner } from "../mcp-server/offered-runner.ts";
 import { runnerOptionDefinitions, runnerSettings, runnerTools } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
+import { untilStopped } from "../until-stopped.ts";
 
 /** A program's time limit unless --timeout says otherwise: inside the 60 s stock MCP clients wait. */
 export const defaultTimeoutSeconds = 50;
@@ -182,7 +183,7 @@ async function serveStdio(serve: Serve): Promise<void> {
     // The client's answer to a ping comes back on this one connection (not so over stateless HTTP).
     confirmDelivery: true,
   });
-  const stopped = untilStopped([process.stdin]);
+  const stopped = untilStopped({ streams: [process.stdin] });
   await server.connect(transport);
   serve.context.stderr.write(
     `codeaction mcp: serving ${serve.runner.tools.length} functions over stdio (list_functions, run_program)\n`,
@@ -213,27 +214,10 @@ async function serveHttpUntilStopped(
         onRun: logRun(serve.context),
         admit: admission.forConnection(request.socket),
       }),
-    stopped: untilStopped([]),
-  });
-}
-
-/** Resolves on SIGINT, SIGTERM or the end of any of `streams`; the listeners are removed then. */
-function untilStopped(streams: NodeJS.ReadableStream[]): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      for (const stream of streams) {
-        stream.off("end", stop);
-        stream.off("close", stop);
+    stopped: untilStopped().then((reason) => {
+      if (reason === "parent-exited") {
+        serve.context.stderr.write("codeaction mcp: the process that started it has ended; stopping\n");
       }
-      resolve();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-    for (const stream of streams) {
-      stream.once("end", stop);
-      stream.once("close", stop);
-    }
+    }),
   });
 }

@@ -14,6 +14,7 @@ import { chooseModel, describeModelChoice } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import { createProgress } from "../terminal/progress.ts";
+import { untilStopped } from "../until-stopped.ts";
 import { deskAgentBuilder } from "./desk-agent.ts";
 import { describeError, isSandboxProblem } from "./desk-errors.ts";
 import { listenDesk } from "./desk-server.ts";
@@ -82,7 +83,9 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
   const listener = await listenDesk({ host: "127.0.0.1", port, token, session });
   context.stdout.write(`codeaction desk: ${listener.url}\n`);
   if (values.open) openBrowser(listener.url);
-  await untilStopped();
+  if ((await untilStopped()) === "parent-exited") {
+    context.stderr.write("codeaction desk: the process that started it has ended; stopping\n");
+  }
   await listener.close();
   await session.built?.agent.close().catch(() => undefined);
   await session.built?.data.close();
@@ -175,17 +178,4 @@ function openBrowser(url: string): void {
   spawn(opener, [url], { stdio: "ignore", detached: true })
     .on("error", () => undefined)
     .unref();
-}
-
-/** Resolves on Ctrl-C or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolvePromise) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolvePromise();
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
 }
