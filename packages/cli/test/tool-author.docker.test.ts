@@ -126,7 +126,12 @@ const memoryProgram = [
 /** The checks a client makes: the two tools, the stubs, a program using the wrapped server's structured results, a failure. */
 async function exerciseCodeMode(client: Client): Promise<void> {
   const { tools } = await client.listTools();
-  expect(tools.map((tool) => tool.name)).toEqual(["list_functions", "run_program"]);
+  expect(tools.map((tool) => tool.name)).toEqual([
+    "list_functions",
+    "run_program",
+    "start_program",
+    "program_result",
+  ]);
   expect(tools[1]!.description).toMatch(/create_entities, .*search_nodes/);
 
   const listed = (await client.callTool({ name: "list_functions", arguments: {} })) as CallToolResult;

@@ -99,7 +99,12 @@ describe("codeaction mcp with 1,003 tools, to the official SDK client", () => {
     try {
       await client.connect(transport);
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name)).toEqual(["list_functions", "run_program"]);
+      expect(tools.map((tool) => tool.name)).toEqual([
+        "list_functions",
+        "run_program",
+        "start_program",
+        "program_result",
+      ]);
       expect(tools[1]?.description).toContain("find the ones you need with list_functions({query}) first");
 
       const sum = (await client.callTool({

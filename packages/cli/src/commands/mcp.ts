@@ -8,6 +8,7 @@ import { type LoadedTools, loadTools } from "../load-tools.ts";
 import { approvalRules, offeredTools } from "../mcp-server/approval-rules.ts";
 import { readTokenFile } from "../mcp-server/http-token.ts";
 import { offeredRunner } from "../mcp-server/offered-runner.ts";
+import { ProgramJobs } from "../mcp-server/program-jobs.ts";
 import { runnerOptionDefinitions, runnerSettings, runnerTools } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
@@ -75,6 +76,7 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
   const loaded = await loadTools(runnerTools(command, values, context.cwd), progress);
   let runner: ProgramRunner | undefined;
+  const jobs = new ProgramJobs();
   try {
     const rules = { allow: values.allow ?? [], deny: values.deny ?? [] };
     const approval = approvalRules(loaded.tools, rules, command);
@@ -92,6 +94,8 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
       loaded,
       context,
       sandboxDescription: describeImage(values, defaultSandboxDescription),
+      // Programs started by start_program, shared by every connection of this process.
+      jobs,
     };
     if (port === undefined) await serveStdio(serve);
     else
@@ -102,6 +106,7 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
         token,
       });
   } finally {
+    await jobs.close();
     await runner?.close().catch(() => undefined);
     await loaded.close();
   }
@@ -146,7 +151,13 @@ function parseMcpArguments(args: string[]) {
   };
 }
 
-type Serve = { runner: ProgramRunner; loaded: LoadedTools; context: CliContext; sandboxDescription: string };
+type Serve = {
+  runner: ProgramRunner;
+  loaded: LoadedTools;
+  context: CliContext;
+  sandboxDescription: string;
+  jobs: ProgramJobs;
+};
 
 function describeImage(values: { image?: string; data?: boolean }, standard: string): string {
   if (values.data) return "Python 3.11 with numpy and pandas, and no network";
@@ -186,7 +197,7 @@ async function serveStdio(serve: Serve): Promise<void> {
   const stopped = untilStopped({ streams: [process.stdin] });
   await server.connect(transport);
   serve.context.stderr.write(
-    `codeaction mcp: serving ${serve.runner.tools.length} functions over stdio (list_functions, run_program)\n`,
+    `codeaction mcp: serving ${serve.runner.tools.length} functions over stdio (list_functions, run_program, start_program, program_result)\n`,
   );
   await stopped;
   await server.close().catch(() => undefined);

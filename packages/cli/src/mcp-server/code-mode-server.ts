@@ -9,6 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { recordToolCall } from "../run-record.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
+import { callProgramResult, callStartProgram, programJobTools } from "./program-job-calls.ts";
+import type { ProgramJobs } from "./program-jobs.ts";
 import { boundedResult, boundedTail } from "./reply-bounds.ts";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
@@ -102,16 +104,26 @@ export function createCodeModeServer(options: {
   confirmDelivery?: boolean;
   /** The longest a result waits for that ping (default 2 s). */
   deliveryTimeoutMs?: number;
+  /** The server's started programs: with them, start_program and program_result are offered too. */
+  jobs?: ProgramJobs;
 }): Server {
   const server = new Server(serverInfo, { capabilities: { tools: {} } });
-  const tools = codeModeTools(options.runner, options.sandboxDescription);
+  const { jobs } = options;
+  const tools = [
+    ...codeModeTools(options.runner, options.sandboxDescription),
+    ...(jobs ? programJobTools() : []),
+  ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     if (name === "list_functions") return listFunctions(options.runner, args);
     if (name === "run_program") return callRunProgram({ ...options, toResult: runResult }, args, extra);
+    if (jobs && name === "start_program") return callStartProgram({ ...options, jobs }, args);
+    if (jobs && name === "program_result") {
+      return callProgramResult({ jobs, toResult: runResult }, args, extra.signal);
+    }
     return errorResult(
-      `Unknown tool ${JSON.stringify(name)}: this server has list_functions and run_program.`,
+      `Unknown tool ${JSON.stringify(name)}: this server has ${tools.map((tool) => tool.name).join(", ")}.`,
     );
   });
   return server;

@@ -42,15 +42,8 @@ export async function callRunProgram(
   args: Record<string, unknown> | undefined,
   extra: Extra,
 ): Promise<CallToolResult> {
-  const program = args?.program;
-  if (typeof program !== "string" || program.trim() === "") {
-    return errorResult("run_program needs `program`: the Python source to run, as a string.");
-  }
-  if (program.length > maxProgramCharacters) {
-    return errorResult(
-      `The program is ${program.length} characters; run_program takes at most ${maxProgramCharacters}.`,
-    );
-  }
+  const program = checkedProgram("run_program", args);
+  if (typeof program !== "string") return program;
   const ticket = options.admit?.();
   if (ticket && "refusal" in ticket) return errorResult(ticket.refusal);
   try {
@@ -58,6 +51,23 @@ export async function callRunProgram(
   } finally {
     ticket?.release();
   }
+}
+
+/** The program a call sent, or the error result saying what is wrong with it. */
+export function checkedProgram(
+  tool: string,
+  args: Record<string, unknown> | undefined,
+): string | CallToolResult {
+  const program = args?.program;
+  if (typeof program !== "string" || program.trim() === "") {
+    return errorResult(`${tool} needs \`program\`: the Python source to run, as a string.`);
+  }
+  if (program.length > maxProgramCharacters) {
+    return errorResult(
+      `The program is ${program.length} characters; ${tool} takes at most ${maxProgramCharacters}.`,
+    );
+  }
+  return program;
 }
 
 async function runAdmitted(

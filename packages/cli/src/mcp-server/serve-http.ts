@@ -44,7 +44,7 @@ export async function serveHttp(options: {
       );
     }
     context.stderr.write(
-      `codeaction mcp: serving ${options.functionCount} functions at ${listener.url} (list_functions, run_program)\n`,
+      `codeaction mcp: serving ${options.functionCount} functions at ${listener.url} (list_functions, run_program, start_program, program_result)\n`,
     );
     await options.stopped;
   } finally {
