@@ -1,3 +1,5 @@
+// Measured with string-width itself, not our wrapper of it, so a broken wrapper fails here.
+import displayWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { formatAnswer } from "./format-answer.ts";
 
@@ -28,6 +30,23 @@ describe("formatAnswer", () => {
     expect(lines[2]).toBe(`${"x".repeat(39)}…`);
     expect(lines[3]).toBe("a\\x0ab\\x1b]0;t\\x07");
     expect(table).not.toContain("\u001b");
+  });
+
+  it("lines up columns of wide characters by the columns they take on a terminal, not code points", () => {
+    const cities = JSON.stringify([
+      { city: "東京", people: 14 },
+      { city: "Lyon", people: 1 },
+      { city: "👩‍🔬 lab", people: 3 },
+    ]);
+    const lines = formatAnswer(cities, "table").trimEnd().split("\n");
+    // "東京" and "👩‍🔬" take two columns each: every line ends at the same terminal column.
+    const widths = lines.map((line) => displayWidth(line));
+    expect(new Set(widths).size).toBe(1);
+    expect(lines[2]).toBe("東京        14");
+    // A cell of wide characters is cut at 40 columns, not 40 characters.
+    const long = formatAnswer(JSON.stringify([{ note: "語".repeat(30) }]), "table").split("\n")[2]!;
+    expect(displayWidth(long)).toBeLessThanOrEqual(40);
+    expect(long.endsWith("…")).toBe(true);
   });
 
   it("shows a dict as key/value lines and a scalar as itself", () => {

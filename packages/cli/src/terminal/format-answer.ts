@@ -1,4 +1,5 @@
 import { stringify as stringifyCsv } from "csv-stringify/sync";
+import { cutToWidth, displayWidth } from "./display-width.ts";
 import { escapeForTerminal } from "./escape-for-terminal.ts";
 
 /**
@@ -123,14 +124,15 @@ function oneLine(text: string): string {
   return escapeForTerminal(text, { keepNewlines: false });
 }
 
+/** A cell at most maxCellCharacters columns wide (a wide character counts two), marked where cut. */
 function cut(text: string): string {
-  const characters = [...text];
-  if (characters.length <= maxCellCharacters) return text;
-  return `${characters.slice(0, maxCellCharacters - 1).join("")}${cutMarker}`;
+  if (displayWidth(text) <= maxCellCharacters) return text;
+  return `${cutToWidth(text, maxCellCharacters - displayWidth(cutMarker))}${cutMarker}`;
 }
 
+/** Columns on a terminal, not code points: CJK and emoji take two, so the table's columns line up. */
 function width(text: string): number {
-  return [...text].length;
+  return displayWidth(text);
 }
 
 function padEnd(text: string, size: number): string {

@@ -1,4 +1,6 @@
 import { PassThrough } from "node:stream";
+// Measured with string-width itself, not our wrapper of it, so a broken wrapper fails here.
+import displayWidth from "string-width";
 import { describe, expect, it } from "vitest";
 import { createProgress, describeCopy, describeReading } from "./progress.ts";
 
@@ -36,6 +38,16 @@ describe("createProgress", () => {
     expect(text).not.toContain("\n");
     const line = text.split("\r\u001b[K")[1]!;
     expect(line.length).toBeLessThanOrEqual(29);
+  });
+
+  it("fits a line of wide characters to the terminal's columns, so it never wraps", () => {
+    const output = capture({ isTTY: true, columns: 30 });
+    const progress = createProgress({ stream: output.stream });
+    progress.update("the program called 検索ツール_顧客データ_読み込み");
+    progress.stop();
+    const line = output.text().split("\r\u001b[K")[1]!;
+    expect(displayWidth(line)).toBeLessThanOrEqual(29);
+    expect(line).toContain("検");
   });
 
   it("uses 80 columns when a terminal reports none", () => {

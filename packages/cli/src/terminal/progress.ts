@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { cutToWidth } from "./display-width.ts";
 import { escapeForTerminal } from "./escape-for-terminal.ts";
 
 /**
@@ -79,7 +80,9 @@ function spinnerProgress(stream: ProgressStream): Progress {
   const render = () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const width = Math.max(20, (stream.columns || 80) - 1);
-    const line = `${frames[frame % frames.length]} ${current} (${seconds}s)`.slice(0, width);
+    // Cut by columns, not code points: a wide character takes two, and a line longer than the
+    // terminal wraps, so the next redraw would no longer clear it.
+    const line = cutToWidth(`${frames[frame % frames.length]} ${current} (${seconds}s)`, width);
     frame += 1;
     stream.write(`\r\u001b[K${line}`);
   };
