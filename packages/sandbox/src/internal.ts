@@ -2,3 +2,6 @@
 // NOT a public contract: it may change in any release. Loads nothing but Node's own modules.
 export type { AssetPlace, CodeLayout, PackageAssets } from "./assets/package-assets.ts";
 export { packageAssets } from "./assets/package-assets.ts";
+// The one base of the packages' errors (SandboxError, CodeActionError, CliError): a Node-only module,
+// so the CLI's start (which loads CliError) does not load the sandbox's engine code.
+export { BrandedError } from "./errors/branded-error.ts";

@@ -1,3 +1,5 @@
+import { BrandedError } from "@codeaction/sandbox/internal";
+
 /** Every `code` an error of the command line carries: match on it (or on `isInstance`), not on messages. */
 export type CliErrorCode =
   | "csv-input"
@@ -17,30 +19,21 @@ const marker = "codeaction.cli.error";
 const symbol = Symbol.for(marker);
 
 /**
- * The base of every error the command line throws on purpose, in the sandbox package's convention
- * (SandboxError): a stable `code`, the process `exitCode` it ends with (2 for usage, 1 for
- * failures) and an ES2022 `cause`; `isInstance` checks a `Symbol.for` brand (one per class). Its
- * message is the one line the user sees.
+ * The base of every error the command line throws on purpose: a stable `code`, the process
+ * `exitCode` it ends with (2 for usage, 1 for failures) and an ES2022 `cause`; `isInstance` checks a
+ * `Symbol.for` brand (one per class; BrandedError's check). Its message is the one line the user sees.
  */
-export class CliError extends Error {
-  readonly code: CliErrorCode;
+export class CliError extends BrandedError<CliErrorCode> {
   readonly exitCode: number;
   protected readonly [symbol] = true;
 
   constructor(message: string, options: { code: CliErrorCode; exitCode?: number; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.name = "CliError";
-    this.code = options.code;
     this.exitCode = options.exitCode ?? 1;
   }
 
   static isInstance(error: unknown): error is CliError {
     return CliError.hasMarker(error, marker);
-  }
-
-  /** Whether `error` carries the brand `Symbol.for(markerName)`: the check behind every `isInstance`. */
-  protected static hasMarker(error: unknown, markerName: string): boolean {
-    const brand = Symbol.for(markerName);
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[brand] === true;
   }
 }

@@ -1,3 +1,6 @@
+import { CodeActionError } from "@codeaction/core";
+import { SandboxError } from "@codeaction/sandbox";
+import { BrandedError } from "@codeaction/sandbox/internal";
 import { describe, expect, it } from "vitest";
 import { CliError } from "./cli-error.ts";
 import { CsvInputError } from "./csv-input-error.ts";
@@ -39,5 +42,22 @@ describe("CLI errors follow the sandbox's convention (base class, code union, br
     });
     expect(UsageError.isInstance(fromOtherCopy)).toBe(true);
     expect(CsvInputError.isInstance(fromOtherCopy)).toBe(false);
+  });
+});
+
+describe("one error base", () => {
+  it("the sandbox's, core's and the CLI's errors share BrandedError and its one brand check", () => {
+    for (const base of [SandboxError, CodeActionError, CliError]) {
+      expect(Object.getPrototypeOf(base)).toBe(BrandedError);
+      expect(Object.hasOwn(base, "hasMarker")).toBe(false);
+    }
+    const error = new CliError("no", { code: "usage", exitCode: 2 });
+    expect(error).toBeInstanceOf(BrandedError);
+    expect([error.code, error.exitCode, CliError.isInstance(error), SandboxError.isInstance(error)]).toEqual([
+      "usage",
+      2,
+      true,
+      false,
+    ]);
   });
 });

@@ -1,3 +1,5 @@
+import { BrandedError } from "@codeaction/sandbox/internal";
+
 /** Every `code` an error of this package carries: match on it (or on `isInstance`), not on messages. */
 export type CodeActionErrorCode =
   | "aborted"
@@ -26,28 +28,20 @@ const marker = "codeaction.core.error";
 const symbol = Symbol.for(marker);
 
 /**
- * The base of every error @codeaction/core throws for its own reasons, in the sandbox package's
- * convention (SandboxError): a stable `code` (match on it, not on the message), an ES2022 `cause`,
- * and `isInstance`, which checks a `Symbol.for` brand (one per class) instead of the prototype
- * chain, so it works across duplicated copies of the package.
+ * The base of every error @codeaction/core throws for its own reasons: a stable `code` (match on
+ * it, not on the message), an ES2022 `cause`, and `isInstance`, which checks a `Symbol.for` brand
+ * (one per class) instead of the prototype chain, so it works across duplicated copies of the
+ * package (the brand check is BrandedError's, shared with the sandbox's and the CLI's errors).
  */
-export class CodeActionError extends Error {
-  readonly code: CodeActionErrorCode;
+export class CodeActionError extends BrandedError<CodeActionErrorCode> {
   protected readonly [symbol] = true;
 
   constructor(message: string, options: { code: CodeActionErrorCode; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.name = "CodeActionError";
-    this.code = options.code;
   }
 
   static isInstance(error: unknown): error is CodeActionError {
     return CodeActionError.hasMarker(error, marker);
-  }
-
-  /** Whether `error` carries the brand `Symbol.for(markerName)`: the check behind every `isInstance`. */
-  protected static hasMarker(error: unknown, markerName: string): boolean {
-    const brand = Symbol.for(markerName);
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[brand] === true;
   }
 }

@@ -1,3 +1,5 @@
+import { BrandedError } from "./branded-error.ts";
+
 /**
  * Every `code` a sandbox error carries. Match on these, not on messages. A new code is added here
  * first, so that a caller's `switch` over the union is checked by the compiler.
@@ -41,29 +43,17 @@ const symbol = Symbol.for(marker);
  * The base of every error this package throws for its own reasons (dockerode's and Node's errors
  * reach the caller as the `cause` of one of these, except where a method documents otherwise). `code` is stable (match on it, not on the message);
  * `cause` carries the underlying error when there is one. `isInstance` works across duplicated copies
- * of the package because it checks a `Symbol.for` brand, not the prototype chain.
+ * of the package because it checks a `Symbol.for` brand, not the prototype chain (BrandedError).
  */
-export class SandboxError extends Error {
-  readonly code: SandboxErrorCode;
+export class SandboxError extends BrandedError<SandboxErrorCode> {
   protected readonly [symbol] = true;
 
   constructor(message: string, options: { code: SandboxErrorCode; cause?: unknown }) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options);
     this.name = "SandboxError";
-    this.code = options.code;
   }
 
   static isInstance(error: unknown): error is SandboxError {
     return SandboxError.hasMarker(error, marker);
-  }
-
-  protected static hasMarker(error: unknown, markerName: string): boolean {
-    const markerSymbol = Symbol.for(markerName);
-    return (
-      error != null &&
-      typeof error === "object" &&
-      markerSymbol in error &&
-      (error as Record<symbol, unknown>)[markerSymbol] === true
-    );
   }
 }
