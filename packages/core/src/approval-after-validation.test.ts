@@ -2,7 +2,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { tool } from "@langchain/core/tools";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { runLocally } from "./bridge/local-relay.test-helper.ts";
+import { runLocally } from "../test/local-relay.ts";
 import { renderStubsModule } from "./code-action/python-stubs.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 import { ScriptedChatModel } from "./testing/index.ts";

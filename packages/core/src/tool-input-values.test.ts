@@ -1,7 +1,7 @@
 import { tool } from "@langchain/core/tools";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runLocally } from "./bridge/local-relay.test-helper.ts";
+import { runLocally } from "../test/local-relay.ts";
 import { renderStubSignatures, renderStubsModule } from "./code-action/python-stubs.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countedItems } from "./bridge/local-relay.test-helper.ts";
+import { countedItems } from "../test/local-relay.ts";
 import { encodeToolValue } from "./tool-value.ts";
 import { jsonBytesAtLeast } from "./tool-value-size.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test, vi } from "vitest";
+import { countedItems, echoTool, runLocally } from "../../test/local-relay.ts";
 import { renderStubsModule } from "../code-action/python-stubs.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { previewCharacters } from "./bounded-value.ts";
-import { countedItems, echoTool, runLocally } from "./local-relay.test-helper.ts";
 
 // What the host keeps for a run stays bounded whatever the program sends: records keep previews and
 // sizes, refused calls keep only their size and reason, a flood of the bridge ends the run, and the

@@ -1,5 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { countingSandbox, turnSettings } from "../../test/turn-fixtures.ts";
 import { buildAgent } from "../build-agent.ts";
 import { parseBuildAgentOptions } from "../build-agent-options.ts";
 import { ConfigError } from "../errors/config-error.ts";
@@ -8,7 +9,6 @@ import type { ToolSpec } from "../tool-spec.ts";
 import { readSearchQueries } from "./function-lookup.ts";
 import { defaultDiscoverySettings, estimateTokens, renderToolIndex } from "./tool-index.ts";
 import { createToolSearch } from "./tool-search.ts";
-import { countingSandbox, turnSettings } from "./turn.test-helper.ts";
 import { createCodeActionTurn } from "./turn.ts";
 
 // Discovery at the turn: which prompt the model gets, and how a ```search reply is answered. No

@@ -1,6 +1,6 @@
 import { connectDocker, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { echoTool } from "../bridge/local-relay.test-helper.ts";
+import { echoTool } from "../../test/local-relay.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { renderStubsModule } from "./python-stubs.ts";
 import { type RunProgramOptions, runProgram } from "./run-program.ts";

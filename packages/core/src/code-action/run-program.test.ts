@@ -1,6 +1,6 @@
 import type { SandboxSession } from "@codeaction/sandbox";
 import { describe, expect, test } from "vitest";
-import { runLocally } from "../bridge/local-relay.test-helper.ts";
+import { runLocally } from "../../test/local-relay.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { AgentEvent } from "../types.ts";
 import { renderStubsModule } from "./python-stubs.ts";

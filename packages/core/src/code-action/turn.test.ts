@@ -1,10 +1,10 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
+import { countingSandbox, turnSettings } from "../../test/turn-fixtures.ts";
 import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
 import { ScriptedRepliesExhaustedError } from "../errors/scripted-replies-exhausted-error.ts";
 import { ScriptedChatModel } from "../testing/scripted-chat-model.ts";
 import type { AgentEvent, Attempt } from "../types.ts";
-import { countingSandbox, turnSettings } from "./turn.test-helper.ts";
 import { createCodeActionTurn } from "./turn.ts";
 
 const settings = turnSettings;

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { echoTool, runLocally } from "../bridge/local-relay.test-helper.ts";
+import { echoTool, runLocally } from "../../test/local-relay.ts";
 import { renderStubsModule } from "../code-action/python-stubs.ts";
 import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
 import type { ToolSpec } from "../tool-spec.ts";

@@ -1,9 +1,9 @@
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type FixtureServer, startFixtureServer } from "../../test/egress-fixture.ts";
 import { labelKeys } from "../labels.ts";
 import { SandboxManager } from "../manager.ts";
 import type { SandboxSession } from "../session.ts";
-import { type FixtureServer, startFixtureServer } from "./egress-fixture.ts";
 
 // The allow-list through SandboxManager, end to end. Only the project's own containers are contacted:
 // the fixture server (through pinned names) and the proxy; .invalid names stand for "outside".

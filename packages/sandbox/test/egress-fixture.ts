@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import type Dockerode from "dockerode";
-import { DEFAULT_IMAGE } from "../images/names.ts";
+import { DEFAULT_IMAGE } from "../src/images/names.ts";
 
 /**
  * Test fixture (used by the network docker tests only): a static HTTP server on Docker's default
