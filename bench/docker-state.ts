@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type Dockerode from "dockerode";
-import { labelKeys } from "../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../packages/sandbox/src/container/labels.ts";
 
 /** The containers this benchmark process owns (every sandbox container is labelled with its owner's pid). */
 export async function ownContainers(docker: Dockerode): Promise<Dockerode.ContainerInfo[]> {

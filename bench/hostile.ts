@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type Dockerode from "dockerode";
-import { labelKeys } from "../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../packages/sandbox/src/container/labels.ts";
 import { type HostileAttack, hostileAttacks } from "./hostile-programs.ts";
 
 const run = promisify(execFile);

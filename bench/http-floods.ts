@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type Dockerode from "dockerode";
 import { startMcpHttp } from "../packages/cli/test/mcp-http-process.ts";
-import { labelKeys } from "../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../packages/sandbox/src/container/labels.ts";
 
 /** The three HTTP floods of issue 29, finding 3. */
 export const httpFloods = {

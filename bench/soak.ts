@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { buildAgent } from "@codeaction/core";
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { connectDocker } from "@codeaction/sandbox";
-import { labelKeys } from "../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../packages/sandbox/src/container/labels.ts";
 
 const runs = Number(process.argv[2] ?? "1000");
 const backend = (process.argv[3] ?? "docker") as "docker" | "gvisor";

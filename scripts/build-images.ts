@@ -1,7 +1,7 @@
 // Builds (or reuses) the sandbox images and the egress proxy image. scripts/setup.sh builds the
 // demo's base image; scripts/setup-tests.sh the data and proxy images the tests use.
 // Usage: node scripts/build-images.ts [--flavour base|data|proxy|all]... [--force]
-import { buildImage, type ImageFlavour } from "../packages/sandbox/src/image.ts";
+import { buildImage, type ImageFlavour } from "../packages/sandbox/src/images/image.ts";
 import { buildProxyImage } from "../packages/sandbox/src/network/proxy-image.ts";
 
 type Target = ImageFlavour | "proxy";

@@ -31,7 +31,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "docker:packages/cli/test/tool-author.docker.test.ts": 33,
   "security:tests/security/privilege.test.ts": 33,
   "docker:packages/cli/test/desk-cards.docker.test.ts": 32,
-  "docker:packages/sandbox/src/prelaunch.docker.test.ts": 32,
+  "docker:packages/sandbox/src/prelaunch/prelaunch.docker.test.ts": 32,
   "docker:tests/durable/resume.docker.test.ts": 30,
   "security:tests/security/host-bounds.test.ts": 30,
   "docker:packages/sandbox/src/network/egress-proxy.docker.test.ts": 27,

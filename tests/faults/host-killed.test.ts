@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { SandboxManager } from "@codeaction/sandbox";
 import { describe, expect, test } from "vitest";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";
 import { docker } from "../support/harness.ts";
 
 // Catalogue L2: the host process is SIGKILLed mid-run, 20 times (10 under runc, 10 under gVisor).

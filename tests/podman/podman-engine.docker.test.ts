@@ -4,7 +4,7 @@ import { connectDocker, engineInfo, SandboxError, SandboxManager } from "@codeac
 import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runCli } from "../../packages/cli/test/run-cli.ts";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";
 import { echoTool, resultJson, runAgentCase, runCase } from "../support/harness.ts";
 import {
   loadImageFromDocker,

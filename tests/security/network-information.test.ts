@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { NetworkSetupError, type SandboxManager } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";
 import { backends, fakeSecret, readyManager, resultJson, runCase } from "../support/harness.ts";
 import { pythonPrelude } from "../support/python.ts";
 

@@ -211,7 +211,7 @@ print("RESULT:", json.dumps({
       expect(["EPERM", "EACCES", "EAFNOSUPPORT", "EPROTONOSUPPORT"], name).toContain(outcome[name]);
     }
     // Docker 20.10's default seccomp profile lets socket(AF_VSOCK) through; the sandbox's own profile
-    // refuses it (packages/sandbox/src/seccomp-profile.ts; K1 covers the other ABIs).
+    // refuses it (packages/sandbox/src/container/seccomp-profile.ts; K1 covers the other ABIs).
     expect(["EPERM", "EACCES", "EAFNOSUPPORT"], "vsock").toContain(outcome.vsock);
   });
 });

@@ -3,9 +3,9 @@ import { backends, probeOutcomes, suiteManager } from "../support/harness.ts";
 
 // Issue 18, findings 1 and 6: system calls around the seccomp profile. K1 and K2 reached AF_VSOCK
 // under runc past a filter stacked at exec time (other ABIs, io_uring); K3 held capabilities inside
-// gVisor through a user namespace. The sandbox's own profile (packages/sandbox/src/seccomp-profile.ts),
+// gVisor through a user namespace. The sandbox's own profile (packages/sandbox/src/container/seccomp-profile.ts),
 // applied at creation, refuses all three under runc; under gVisor each exec installs the same
-// refusals first (packages/sandbox/src/syscall-guard.ts: runsc --oci-seccomp is not used, see
+// refusals first (packages/sandbox/src/process/syscall-guard.ts: runsc --oci-seccomp is not used, see
 // docs/security.md).
 
 type Outcomes = Record<string, string>;

@@ -3,7 +3,7 @@ import { ScriptedChatModel } from "@codeaction/core/testing";
 import { connectDocker } from "@codeaction/sandbox";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";
 
 // The durable-run tests' agent: lookup, then charge_card, which the approval hook interrupts. Used in
 // a process of its own (durable-run-child.ts) and in the test process (interrupt-refused).

@@ -15,7 +15,7 @@ import { renderStubsModule } from "../../packages/core/src/code-action/python-st
 import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
 import { defaultUserRange as userRange } from "../../packages/sandbox/src/config.ts";
-import { labelKeys } from "../../packages/sandbox/src/labels.ts";
+import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";
 import { pythonPrelude } from "./python.ts";
 
 /** Both runtimes every case runs under: runc ("docker") and runsc ("gvisor"). */

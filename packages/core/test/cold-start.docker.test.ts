@@ -8,7 +8,7 @@ import { programReply } from "./helpers.ts";
 // exec goes out before the kill helper's and no exec of its own follows (the sandbox's
 // createSession({ command })). Observed through the engine's events.
 
-/** The label the sandbox puts on every container it creates (packages/sandbox/src/labels.ts; not exported). */
+/** The label the sandbox puts on every container it creates (packages/sandbox/src/container/labels.ts; not exported). */
 const ownerPidLabel = "codeaction.owner-pid";
 
 /** This process's containers' exec_create actions since `sinceMs` (Unix ms), by container, in order. */

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { buildAgent, createCodeActionSandbox } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 
-/** The label the sandbox puts on every container it creates (packages/sandbox/src/labels.ts; not exported). */
+/** The label the sandbox puts on every container it creates (packages/sandbox/src/container/labels.ts; not exported). */
 const ownerPidLabel = "codeaction.owner-pid";
 
 import { programReply } from "./helpers.ts";

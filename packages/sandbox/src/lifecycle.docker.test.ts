@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { labelKeys } from "./labels.ts";
+import { labelKeys } from "./container/labels.ts";
 import { SandboxManager } from "./manager.ts";
 
 const docker = new Dockerode({ socketPath: "/var/run/docker.sock" });

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { containerActions } from "../test/container-actions.ts";
 import { leftoverProcesses } from "../test/process-list.ts";
-import { connectDocker } from "./docker-connection.ts";
-import { statusCodeOf } from "./docker-operations.ts";
+import { connectDocker } from "./connection/connect-docker.ts";
+import { statusCodeOf } from "./engine/engine-operations.ts";
 import { SandboxManager } from "./manager.ts";
 
 const greedy = `python3 -c 'blocks = [bytearray(50_000_000) for _ in range(20)]; print("got 1 GB")'`;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { RecordingEngine } from "../test/recording-engine.ts";
+import { buildLabels, labelKeys } from "./container/labels.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { SecurityFlagError } from "./errors/security-flag-error.ts";
-import { buildLabels, labelKeys } from "./labels.ts";
 import { SandboxManager } from "./manager.ts";
 
 // The manager's own logic through the engine seam, with a recording fake engine (no Docker): what is

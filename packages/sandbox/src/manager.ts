@@ -1,14 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
-import { removeContainer, teardownContainer } from "./docker-operations.ts";
+import { detectEngineDialect, dockerDialect, type EngineDialect } from "./container/engine-dialect.ts";
+import { buildLabels, labelKeys } from "./container/labels.ts";
+import { type LaunchedContainer, launchContainer } from "./container/launch.ts";
+import { liveContainerLimit } from "./container/memory-admission.ts";
+import { answeringDocker, inspectSandboxImage, requireRuntime } from "./container/readiness.ts";
+import { type SweptContainer, sweepContainers } from "./container/sweep.ts";
+import { allocateIdentity, type SandboxIdentity } from "./container/user-ids.ts";
 import type { ContainerEngine } from "./engine/container-engine.ts";
-import { detectEngineDialect, dockerDialect, type EngineDialect } from "./engine/engine-dialect.ts";
+import { removeContainer, teardownContainer } from "./engine/engine-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
-import { checkedCommand } from "./first-command.ts";
-import { requireImageCommands } from "./image-commands.ts";
-import { buildLabels, labelKeys } from "./labels.ts";
-import { type LaunchedContainer, launchContainer } from "./launch.ts";
+import { requireImageCommands } from "./images/image-commands.ts";
 import {
   type CreateSessionOptions,
   callerLabels,
@@ -16,19 +19,16 @@ import {
   defaultDeadlineSeconds,
   type SandboxManagerOptions,
 } from "./manager-options.ts";
-import { liveContainerLimit } from "./memory-admission.ts";
+import { SessionNetworking } from "./network/network-setup.ts";
 import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
-import { SessionNetworking } from "./network/session-networking.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
 import { PooledSession, WarmProcess } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
-import { answeringDocker, inspectSandboxImage, requireRuntime } from "./readiness.ts";
+import { checkedCommand } from "./process/first-command.ts";
 import { SandboxSession } from "./session.ts";
-import { type SweptContainer, sweepContainers } from "./sweep.ts";
-import { allocateIdentity, type SandboxIdentity } from "./user-ids.ts";
 
 /** A prelaunched container taken over: its uid held here, its kill helper started here. */
 type TakenOver = { identity: SandboxIdentity; launched: LaunchedContainer };

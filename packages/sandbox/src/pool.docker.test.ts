@@ -2,8 +2,8 @@ import type Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { containerActions } from "../test/container-actions.ts";
 import { readAll } from "../test/read-all.ts";
-import { connectDocker } from "./docker-connection.ts";
-import { labelKeys } from "./labels.ts";
+import { connectDocker } from "./connection/connect-docker.ts";
+import { labelKeys } from "./container/labels.ts";
 import { SandboxManager } from "./manager.ts";
 
 // The warm pool and the live-container bound against the real engine. No timings: what is checked is

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { execMarkerName } from "./config.ts";
-import { destroyStream } from "./docker-operations.ts";
-import { type SpawnedProcess, startExec } from "./exec.ts";
-import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
-import type { LaunchedContainer } from "./launch.ts";
+import type { LaunchedContainer } from "./container/launch.ts";
+import { destroyStream } from "./engine/engine-operations.ts";
+import { type SpawnedProcess, startExec } from "./process/exec.ts";
+import { createProcessPipes, ExecConnection } from "./process/exec-connection.ts";
 import { SandboxSession, type SessionInternals, type WarmHandle } from "./session.ts";
 
 type Socket = NodeJS.ReadWriteStream & { ref?: () => void; unref?: () => void };

@@ -1,19 +1,19 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { type ExecuteOptions, runCommand, type SessionHost } from "./command-run.ts";
 import { execMarkerName, type SandboxConfig } from "./config.ts";
-import { destroyStream, teardownContainer } from "./docker-operations.ts";
+import type { LaunchedContainer } from "./container/launch.ts";
 import type { ContainerInspectInfo, EngineExec } from "./engine/container-engine.ts";
+import { destroyStream, teardownContainer } from "./engine/engine-operations.ts";
 import { PackageRefusedError } from "./errors/package-refused-error.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
-import { type ExecResult, type SpawnedProcess, startExec } from "./exec.ts";
-import { createProcessPipes, ExecConnection } from "./exec-stream.ts";
-import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./file-operations.ts";
-import { ContainerPlacements } from "./file-placements.ts";
-import { dropFirstCommand, takeFirstCommand } from "./first-command.ts";
-import { KillHelper } from "./kill-helper.ts";
-import type { LaunchedContainer } from "./launch.ts";
-import type { PlacedFile, PlacingProgress } from "./placed-files.ts";
+import { type FileEntry, listSandboxFiles, readSandboxFile, writeSandboxFile } from "./files/file-access.ts";
+import type { PlacedFile, PlacingProgress } from "./files/place-files.ts";
+import { ContainerPlacements } from "./files/placement-record.ts";
+import { type ExecResult, type SpawnedProcess, startExec } from "./process/exec.ts";
+import { createProcessPipes, ExecConnection } from "./process/exec-connection.ts";
+import { dropFirstCommand, takeFirstCommand } from "./process/first-command.ts";
+import { KillHelper } from "./process/kill-helper.ts";
+import { type ExecuteOptions, runCommand, type SessionHost } from "./process/run-command.ts";
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
@@ -54,7 +54,7 @@ export class SandboxSession {
   private recycling: Promise<void> | undefined;
   /** Spawned processes' exec connections still open (gVisor does not always end them). */
   private readonly openSpawns = new Set<ExecConnection>();
-  /** What command runs and file operations use of this session (command-run.ts, file-operations.ts). */
+  /** What command runs and file operations use of this session (process/run-command.ts, files/file-access.ts). */
   private readonly host: SessionHost;
 
   constructor(internals: SessionInternals) {

@@ -43,7 +43,7 @@ export type EngineContainer = {
   readonly id: string;
   inspect(): Promise<ContainerInspectInfo>;
   start(): Promise<unknown>;
-  /** Removal; 404 and 409 count as done for the caller (docker-operations.ts `removeContainer`). */
+  /** Removal; 404 and 409 count as done for the caller (engine-operations.ts `removeContainer`). */
   remove(options: { force: boolean; v?: boolean }): Promise<unknown>;
   /** The container's stdin as a hijacked stream: the lifeline (lifeline.ts). */
   attach(options: { stream: true; stdin: true; hijack: true }): Promise<NodeJS.ReadWriteStream>;

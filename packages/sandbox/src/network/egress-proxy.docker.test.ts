@@ -4,7 +4,7 @@ import Dockerode from "dockerode";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureServer, startFixtureServer } from "../../test/egress-fixture.ts";
-import { removeContainer, statusCodeOf } from "../docker-operations.ts";
+import { removeContainer, statusCodeOf } from "../engine/engine-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
 import { DEFAULT_IMAGE } from "../images/names.ts";
 import { EgressProxy } from "./egress-proxy.ts";

@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import type { Logger } from "pino";
+import { buildLabels } from "../container/labels.ts";
+import type { ContainerEngine, EngineContainer } from "../engine/container-engine.ts";
 import {
   describeDockerError,
   destroyStream,
   removeNetwork,
   statusCodeOf,
   teardownContainer,
-} from "../docker-operations.ts";
-import type { ContainerEngine, EngineContainer } from "../engine/container-engine.ts";
+} from "../engine/engine-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
-import { buildLabels } from "../labels.ts";
 import { parseAccessLogLine } from "./access-log.ts";
 import type { NetworkPolicy } from "./network-policy.ts";
 import { requireProxyImage, runtimeDirectory, startProxyContainer } from "./proxy-container.ts";

@@ -4,8 +4,7 @@
 import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import type { Logger } from "pino";
-import { Demultiplexer } from "../demultiplex.ts";
-import { describeDockerError, destroyStream, statusCodeOf, teardownContainer } from "../docker-operations.ts";
+import { attachLifeline, lifelineStdio } from "../container/lifeline.ts";
 import type {
   ContainerCreateOptions,
   ContainerEngine,
@@ -13,8 +12,14 @@ import type {
   EngineContainer,
   HostConfig,
 } from "../engine/container-engine.ts";
+import {
+  describeDockerError,
+  destroyStream,
+  statusCodeOf,
+  teardownContainer,
+} from "../engine/engine-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
-import { attachLifeline, lifelineStdio } from "../lifeline.ts";
+import { Demultiplexer } from "../process/demultiplex.ts";
 import { proxyImage, proxyUser } from "./proxy-image.ts";
 
 /** Where squid keeps its runtime files (a tmpfs: the proxy's root is read-only). */

@@ -1,10 +1,15 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { sandboxAssets } from "../assets/sandbox-assets.ts";
-import { defaultDocker } from "../docker-connection.ts";
-import { statusCodeOf } from "../docker-operations.ts";
+import { defaultDocker } from "../connection/connect-docker.ts";
 import type { ContainerEngine } from "../engine/container-engine.ts";
-import { buildOfflineImage, DEBIAN_SUITE, OFFLINE_TREE_METHOD, RECIPE_LABEL } from "../offline-image.ts";
+import { statusCodeOf } from "../engine/engine-operations.ts";
+import {
+  buildOfflineImage,
+  DEBIAN_SUITE,
+  OFFLINE_TREE_METHOD,
+  RECIPE_LABEL,
+} from "../images/offline-image.ts";
 
 /**
  * The egress proxy image `codeaction/proxy:squid`: Debian bookworm minbase with Debian's squid,

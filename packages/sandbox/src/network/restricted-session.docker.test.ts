@@ -1,7 +1,7 @@
 import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureServer, startFixtureServer } from "../../test/egress-fixture.ts";
-import { labelKeys } from "../labels.ts";
+import { labelKeys } from "../container/labels.ts";
 import { SandboxManager } from "../manager.ts";
 import type { SandboxSession } from "../session.ts";
 

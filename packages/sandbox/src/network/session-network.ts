@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { describeDockerError, removeNetwork } from "../docker-operations.ts";
+import { buildLabels } from "../container/labels.ts";
 import type {
   ContainerCreateOptions,
   ContainerEngine,
   ContainerInspectInfo,
   NetworkCreateOptions,
 } from "../engine/container-engine.ts";
+import { describeDockerError, removeNetwork } from "../engine/engine-operations.ts";
 import { NetworkSetupError } from "../errors/network-setup-error.ts";
-import { buildLabels } from "../labels.ts";
 import { proxyPort } from "./proxy-image.ts";
 import { randomSubnet, type SessionSubnet } from "./subnet-pool.ts";
 

@@ -1,8 +1,8 @@
 import Dockerode from "dockerode";
 import { afterAll, describe, expect, it } from "vitest";
-import { removeNetwork } from "../docker-operations.ts";
+import { buildLabels, labelKeys } from "../container/labels.ts";
 import type { ContainerEngine, ListOptions } from "../engine/container-engine.ts";
-import { buildLabels, labelKeys } from "../labels.ts";
+import { removeNetwork } from "../engine/engine-operations.ts";
 import { sweepNetworks } from "./sweep-networks.ts";
 
 const docker = new Dockerode();

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
-import { statusCodeOf } from "../docker-operations.ts";
+import { deadlineOf, labelKeys, ownerStatus } from "../container/labels.ts";
 import type { ContainerEngine } from "../engine/container-engine.ts";
-import { deadlineOf, labelKeys, ownerStatus } from "../labels.ts";
+import { statusCodeOf } from "../engine/engine-operations.ts";
 
 export type SweptNetwork = { networkId: string; name: string; reason: string };
 

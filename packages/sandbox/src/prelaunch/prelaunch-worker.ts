@@ -3,13 +3,13 @@
 // the thread that took the container over releases it or the container ends.
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { parseSandboxConfig } from "../config.ts";
-import { destroyStream, removeContainer } from "../docker-operations.ts";
-import { detectEngineDialect } from "../engine/engine-dialect.ts";
-import { buildLabels } from "../labels.ts";
-import { launchForHandover } from "../launch.ts";
-import { type PlacedFile, placeFiles as streamFiles } from "../placed-files.ts";
-import { answeringDocker, inspectSandboxImage, requireRuntime } from "../readiness.ts";
-import { allocateIdentity } from "../user-ids.ts";
+import { detectEngineDialect } from "../container/engine-dialect.ts";
+import { buildLabels } from "../container/labels.ts";
+import { launchForHandover } from "../container/launch.ts";
+import { answeringDocker, inspectSandboxImage, requireRuntime } from "../container/readiness.ts";
+import { allocateIdentity } from "../container/user-ids.ts";
+import { destroyStream, removeContainer } from "../engine/engine-operations.ts";
+import { type PlacedFile, placeFiles as streamFiles } from "../files/place-files.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 
 function requirePort(): MessagePort {

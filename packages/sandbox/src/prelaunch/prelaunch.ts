@@ -7,9 +7,9 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import type { SandboxConfigInput } from "../config.ts";
-import type { EngineDialect } from "../engine/engine-dialect.ts";
-import { type FileToPlace, filesToPlace } from "../placed-file-path.ts";
-import type { PlacedFile, PlacingProgress } from "../placed-files.ts";
+import type { EngineDialect } from "../container/engine-dialect.ts";
+import type { PlacedFile, PlacingProgress } from "../files/place-files.ts";
+import { type FileToPlace, filesToPlace } from "../files/placement-path.ts";
 import { workerEnvironment } from "./worker-env.ts";
 import type { WorkerInput, WorkerOrder, WorkerReport } from "./worker-protocol.ts";
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { RecordingEngine } from "../../test/recording-engine.ts";
 import { parseSandboxConfig, type SandboxConfigInput } from "../config.ts";
-import { buildLabels } from "../labels.ts";
-import { launchForHandover } from "../launch.ts";
+import { buildLabels } from "../container/labels.ts";
+import { launchForHandover } from "../container/launch.ts";
+import { allocateIdentity } from "../container/user-ids.ts";
 import { SandboxManager } from "../manager.ts";
-import { allocateIdentity } from "../user-ids.ts";
 import type { PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch.ts";
 
 // How a manager takes over a prelaunched container, through the engine seam with a recording fake

@@ -3,13 +3,13 @@
 
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig } from "../config.ts";
-import { teardownContainer } from "../docker-operations.ts";
+import type { EngineDialect } from "../container/engine-dialect.ts";
+import { labelKeys } from "../container/labels.ts";
+import { type LaunchedContainer, verifyRunning } from "../container/launch.ts";
+import { holdIdentity, type SandboxIdentity } from "../container/user-ids.ts";
 import type { ContainerEngine, ContainerInspectInfo } from "../engine/container-engine.ts";
-import type { EngineDialect } from "../engine/engine-dialect.ts";
-import { labelKeys } from "../labels.ts";
-import { type LaunchedContainer, verifyRunning } from "../launch.ts";
-import { execsNeedGuard } from "../syscall-guard.ts";
-import { holdIdentity, type SandboxIdentity } from "../user-ids.ts";
+import { teardownContainer } from "../engine/engine-operations.ts";
+import { execsNeedGuard } from "../process/syscall-guard.ts";
 import type { SandboxPrelaunch } from "./prelaunch.ts";
 
 /**

@@ -1,8 +1,8 @@
 // The messages between a SandboxPrelaunch (prelaunch.ts) and its worker thread (prelaunch-worker.ts).
 import type { SandboxConfigInput } from "../config.ts";
-import type { EngineDialect } from "../engine/engine-dialect.ts";
-import type { FileToPlace } from "../placed-file-path.ts";
-import type { PlacedFile, PlacingProgress } from "../placed-files.ts";
+import type { EngineDialect } from "../container/engine-dialect.ts";
+import type { PlacedFile, PlacingProgress } from "../files/place-files.ts";
+import type { FileToPlace } from "../files/placement-path.ts";
 
 /** What the worker says (prelaunch-worker.ts). */
 export type WorkerReport =

@@ -1,0 +1,243 @@
+import type { Logger } from "pino";
+import type { SandboxConfig } from "../config.ts";
+import type { ContainerEngine, ContainerInspectInfo, EngineContainer } from "../engine/container-engine.ts";
+import { removeContainer, teardownContainer } from "../engine/engine-operations.ts";
+import { SandboxError } from "../errors/sandbox-error.ts";
+import { SecurityFlagError } from "../errors/security-flag-error.ts";
+import type { PlacedFile } from "../files/place-files.ts";
+import { applySessionNetwork } from "../network/network-setup.ts";
+import type { SessionNetwork } from "../network/session-network.ts";
+import { dropFirstCommand, type FirstCommand, startFirstCommand } from "../process/first-command.ts";
+import { KillHelper } from "../process/kill-helper.ts";
+import { execsNeedGuard } from "../process/syscall-guard.ts";
+import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
+import { type EngineDialect, waysOf } from "./engine-dialect.ts";
+import { attachLifeline } from "./lifeline.ts";
+import { readBackInside } from "./podman-read-back.ts";
+
+/** A started, verified container with its lifeline and kill helper. */
+export type LaunchedContainer = {
+  container: EngineContainer;
+  containerId: string;
+  /** The stdin attach whose end (our process dying) ends the container's PID 1 child. */
+  lifeline: NodeJS.ReadWriteStream;
+  helper: KillHelper;
+  /** Whether each exec must install the seccomp guard (the runtime does not filter execs: gVisor). */
+  guardExecs: boolean;
+  /** Files a prelaunch places in it: settles once its worker is done (the files placed by then). */
+  placedFiles?: Promise<PlacedFile[]>;
+  /** The command it started with (`createSession({ command })`), until a spawn takes it. */
+  firstCommand?: FirstCommand;
+};
+
+/** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */
+export type LaunchStep = "create" | "inspect-and-attach" | "start" | "inspect-and-kill-helper";
+
+/** The value of a settled promise, or its rejection thrown. */
+function settledValue<Value>(outcome: PromiseSettledResult<Value>): Value {
+  if (outcome.status === "rejected") throw outcome.reason;
+  return outcome.value;
+}
+
+type LaunchOptions = {
+  labels: Record<string, string>;
+  deadline: Date;
+  imageEnv: string[];
+  /** The engine's way of taking the settings (Docker's without one). */
+  dialect?: EngineDialect;
+  logger?: Logger;
+  /** For an allow-list: the session's internal network (see network/network-setup.ts). */
+  sessionNetwork?: SessionNetwork;
+  /**
+   * Abandons the launch between its steps (the container is removed) and rejects with the signal's
+   * reason: a warm pool that is drained stops its starts in flight instead of finishing them.
+   */
+  signal?: AbortSignal;
+  /** A command whose exec goes out right after the start, before the kill helper's (first-command.ts). */
+  firstCommand?: readonly string[];
+};
+
+/**
+ * Creates, attaches, starts and verifies one sandbox container. Anything that fails after creation
+ * removes the container before the error leaves. The deadline is absolute: the container's PID 1
+ * (init.ts) is given the seconds left.
+ */
+export async function launchContainer(
+  docker: ContainerEngine,
+  config: SandboxConfig,
+  options: LaunchOptions,
+): Promise<LaunchedContainer> {
+  const launched = await launch(docker, config, options, { withKillHelper: true });
+  if (!launched.helper) throw new Error("unreachable: a launch with its kill helper returned none");
+  return { ...launched, helper: launched.helper };
+}
+
+/**
+ * A launch for a prelaunch worker: the same steps and read-backs, without the kill helper (an exec
+ * stream belongs to the thread that opened it: the thread that takes the container over starts one).
+ */
+export function launchForHandover(
+  docker: ContainerEngine,
+  config: SandboxConfig,
+  options: LaunchOptions,
+): Promise<Omit<LaunchedContainer, "helper">> {
+  return launch(docker, config, options, { withKillHelper: false });
+}
+
+async function launch(
+  docker: ContainerEngine,
+  config: SandboxConfig,
+  options: LaunchOptions,
+  parts: { withKillHelper: boolean },
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
+  const secondsLeft = Math.floor((options.deadline.getTime() - Date.now()) / 1000);
+  if (secondsLeft < 1) {
+    throw new SandboxError(
+      `The session passed its deadline (${options.deadline.toISOString()}); create a new session.`,
+      { code: "session-expired" },
+    );
+  }
+  const spec = applySessionNetwork(
+    buildContainerSpec(config, {
+      labels: options.labels,
+      deadlineSeconds: secondsLeft,
+      ...(options.dialect ? { dialect: options.dialect } : {}),
+    }),
+    options.sessionNetwork,
+  );
+  let stepStarted = performance.now();
+  const stepsMs: Partial<Record<LaunchStep, number>> = {};
+  const stepEnded = (step: LaunchStep) => {
+    const now = performance.now();
+    stepsMs[step] = Math.round((now - stepStarted) * 10) / 10;
+    stepStarted = now;
+  };
+  const container = await docker.createContainer(spec);
+  stepEnded("create");
+  if (options.signal?.aborted) {
+    await removeContainer(container).catch(() => undefined);
+    throw options.signal.reason;
+  }
+  const launched = await startVerified(container, config, { ...options, ...parts }, stepEnded);
+  options.logger?.debug(
+    { containerId: launched.containerId.slice(0, 12), stepsMs },
+    "sandbox container started",
+  );
+  return launched;
+}
+
+/**
+ * The created container's read-back (with the lifeline's attach), its start, and the read-back after
+ * start (with the kill helper's exec). Removes the container if anything fails.
+ */
+async function startVerified(
+  container: EngineContainer,
+  config: SandboxConfig,
+  options: LaunchOptions & { withKillHelper: boolean },
+  stepEnded: (step: LaunchStep) => void,
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
+  const verifyOptions = {
+    imageEnv: options.imageEnv,
+    ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
+    ...(options.dialect ? { dialect: options.dialect } : {}),
+  };
+  let lifeline: NodeJS.ReadWriteStream | undefined;
+  try {
+    // Verify before start: nothing runs until every flag is known to have taken. The lifeline's
+    // attach goes out at the same time (it starts nothing).
+    const [created, attached] = await Promise.allSettled([
+      container.inspect(),
+      attachLifeline(container).then((attachment) => (lifeline = attachment)),
+    ]);
+    verifyContainerSpec(settledValue(created), config, verifyOptions);
+    const attachedLifeline = settledValue(attached);
+    stepEnded("inspect-and-attach");
+    options.signal?.throwIfAborted();
+    await container.start();
+    stepEnded("start");
+    options.signal?.throwIfAborted();
+    const guardExecs = execsNeedGuard(config);
+    const { helper, firstCommand } = await verifyRunning(container, config, {
+      ...verifyOptions,
+      withKillHelper: options.withKillHelper,
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.firstCommand
+        ? { firstCommand: { argv: options.firstCommand, cwd: config.workdir, guard: guardExecs } }
+        : {}),
+    });
+    stepEnded("inspect-and-kill-helper");
+    return {
+      container,
+      containerId: container.id,
+      lifeline: attachedLifeline,
+      helper,
+      guardExecs,
+      ...(firstCommand ? { firstCommand } : {}),
+    };
+  } catch (error) {
+    await teardownContainer({ container, lifeline }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * The read-back of a started container (every flag again, and running) with, at the same time, the
+ * kill helper's exec: the helper is our own script, and no program runs before both are done (the
+ * session waits for `helper.ready`). Closes the helper if the read-back fails. Also how a container
+ * started in another thread (prelaunch) is taken over: read back here, in the thread that runs it.
+ */
+export async function verifyRunning(
+  container: EngineContainer,
+  config: SandboxConfig,
+  options: {
+    imageEnv: string[];
+    sessionNetwork?: SessionNetwork;
+    /** Podman: flags its inspect does not show are read from inside (engine/podman-read-back.ts). */
+    dialect?: EngineDialect;
+    withKillHelper: boolean;
+    logger?: Logger;
+    /** Started first, then the kill helper (first-command.ts); never where flags are read from inside. */
+    firstCommand?: { argv: readonly string[]; cwd: string; guard: boolean };
+  },
+): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo; firstCommand?: FirstCommand }> {
+  const { withKillHelper, logger, firstCommand: wanted, ...verifyOptions } = options;
+  const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
+  const readsBackInside = options.dialect !== undefined && waysOf(options.dialect).readsBackInside;
+  let helper: KillHelper | undefined;
+  let firstCommand: FirstCommand | undefined;
+  // The engine runs one exec of a container at a time: the first command's goes out first.
+  const first =
+    wanted && !readsBackInside
+      ? startFirstCommand(container, wanted.argv, wanted).then((started) => (firstCommand = started))
+      : undefined;
+  const startHelper = () =>
+    KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
+      (started) => (helper = started),
+    );
+  const [inspected, helping, firstStarted] = await Promise.allSettled([
+    container.inspect(),
+    withKillHelper ? (first ? first.then(startHelper, startHelper) : startHelper()) : undefined,
+    first,
+  ]);
+  try {
+    const started = settledValue(inspected);
+    verifyContainerSpec(started, config, verifyOptions);
+    if (!started.State.Running) {
+      throw new SandboxError(
+        `The sandbox container stopped right after it started (${started.State.Status}).`,
+        { code: "container-start" },
+      );
+    }
+    const startedHelper = settledValue(helping);
+    settledValue(firstStarted);
+    if (readsBackInside) {
+      const problems = await readBackInside(container);
+      if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
+    }
+    return { helper: startedHelper, info: started, ...(firstCommand ? { firstCommand } : {}) };
+  } catch (error) {
+    helper?.close();
+    dropFirstCommand(firstCommand);
+    throw error;
+  }
+}

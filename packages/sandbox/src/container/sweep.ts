@@ -1,0 +1,68 @@
+import type { Logger } from "pino";
+import type { ContainerEngine, ContainerSummary } from "../engine/container-engine.ts";
+import { removeContainer } from "../engine/engine-operations.ts";
+import { deadlineOf, labelKeys, ownerStatus } from "./labels.ts";
+
+export type SweptContainer = { containerId: string; reason: string };
+
+/** How long a created-but-never-started container may wait for its (live) owner to start it. */
+const createdGraceMs = 5 * 60 * 1000;
+
+/**
+ * How long past its deadline a running container of a live owner is left to its own PID 1, which
+ * ends it at the deadline (init.ts). The sweep is the backstop for an init that could not (gVisor
+ * delivers in-container signals to PID 1, so a program can freeze it): before this grace, a sweep
+ * racing the init would be the one ending a container that was about to end itself, and a test
+ * proving that the init holds its deadline would see another file's sweep instead.
+ */
+export const deadlineGraceMs = 60 * 1000;
+
+/**
+ * Why a managed container should go, or undefined when it must stay. Never reaps a live owner's
+ * running container before its deadline: only stopped containers, passed deadlines, and owners that
+ * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused).
+ */
+export function sweepReason(
+  summary: Pick<ContainerSummary, "State" | "Labels" | "Created">,
+  options: { now?: Date; ownManagerId?: string } = {},
+): string | undefined {
+  const labels = summary.Labels ?? {};
+  if (labels[labelKeys.managed] !== "true") return undefined;
+  if (options.ownManagerId && labels[labelKeys.managerId] === options.ownManagerId) return undefined;
+  const now = options.now ?? new Date();
+  const state = summary.State;
+  if (state === "exited" || state === "dead") return `it is ${state}`;
+  const owner = ownerStatus(labels);
+  if (owner === "gone") return `its owner process ${labels[labelKeys.ownerPid]} is gone`;
+  const deadline = deadlineOf(labels);
+  const grace = state === "running" ? deadlineGraceMs : 0;
+  if (deadline && deadline.getTime() + grace <= now.getTime()) {
+    return `its deadline ${deadline.toISOString()} passed`;
+  }
+  if (state === "created" && now.getTime() - summary.Created * 1000 > createdGraceMs) {
+    return "it was created and never started";
+  }
+  return undefined;
+}
+
+/** Removes every managed container that sweepReason condemns. Returns what was removed and why. */
+export async function sweepContainers(
+  docker: ContainerEngine,
+  options: { ownManagerId?: string; logger?: Logger } = {},
+): Promise<SweptContainer[]> {
+  const containers = await docker.listContainers({
+    all: true,
+    filters: { label: [`${labelKeys.managed}=true`] },
+  });
+  const swept: SweptContainer[] = [];
+  await Promise.all(
+    containers.map(async (summary) => {
+      const reason = sweepReason(summary, options.ownManagerId ? { ownManagerId: options.ownManagerId } : {});
+      if (!reason) return;
+      await removeContainer(docker.getContainer(summary.Id));
+      swept.push({ containerId: summary.Id, reason });
+      options.logger?.info({ containerId: summary.Id.slice(0, 12), reason }, "swept a sandbox container");
+    }),
+  );
+  return swept;
+}
