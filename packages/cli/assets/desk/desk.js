@@ -6,6 +6,14 @@ const form = document.getElementById("ask");
 const questionBox = document.getElementById("question");
 const askButton = document.getElementById("ask-button");
 let newConversation = true;
+// The page's own token, given in the page by the desk: every API call carries it, so the desk's
+// cookie alone (which the browser sends from any page of 127.0.0.1) acts on nothing.
+const pageToken = document.querySelector('meta[name="codeaction-page"]')?.content ?? "";
+
+/** fetch() of the desk's API, with the page's token. */
+function api(path, init = {}) {
+  return fetch(path, { ...init, headers: { ...init.headers, "x-codeaction-page": pageToken } });
+}
 
 function element(tag, properties = {}, children = []) {
   const node = document.createElement(tag);
@@ -21,7 +29,7 @@ function element(tag, properties = {}, children = []) {
 const upload = { maxBytes: 0, extensions: [] };
 
 async function loadFiles() {
-  const response = await fetch("/api/files");
+  const response = await api("/api/files");
   if (!response.ok) return;
   const { files, maxUploadBytes, extensions } = await response.json();
   upload.maxBytes = maxUploadBytes;
@@ -35,7 +43,7 @@ async function loadFiles() {
 
 /** The desk's past runs from the journal, newest first: the question, its status and when. */
 async function loadRuns() {
-  const response = await fetch("/api/runs");
+  const response = await api("/api/runs");
   if (!response.ok) return;
   const { runs } = await response.json();
   const list = document.getElementById("runs");
@@ -82,7 +90,7 @@ async function uploadFiles(files) {
     }
     uploadMessage(`uploading ${file.name} (${sizeText(file.size)})`);
     try {
-      const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
+      const response = await api(`/api/upload?name=${encodeURIComponent(file.name)}`, {
         method: "POST",
         headers: { "content-type": "application/octet-stream" },
         body: file,
@@ -286,7 +294,7 @@ async function ask(question) {
   const startedConversation = newConversation;
   newConversation = false;
   try {
-    const response = await fetch("/api/ask", {
+    const response = await api("/api/ask", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ question, newConversation: startedConversation }),
