@@ -274,6 +274,39 @@ function showLine(card, data) {
   card.live.scrollTop = card.live.scrollHeight;
 }
 
+/** The line that names a Python error: the last line of the last traceback ("KeyError: 'price'"). */
+function errorLineOf(output) {
+  const lines = output.split("\n").map((line) => line.trim());
+  const traceback = lines.lastIndexOf("Traceback (most recent call last):");
+  if (traceback === -1) return undefined;
+  return lines
+    .slice(traceback + 1)
+    .findLast((line) => /^[\w.]+(Error|Exception|Exit|Interrupt|Warning)\b/.test(line));
+}
+
+/** What an attempt printed, collapsed; a failed one's error line first, in plain sight. */
+function showOutput(card, data) {
+  const output = `${data.stdout}${data.stderr}`;
+  const errorLine = data.status === "ok" ? undefined : errorLineOf(output);
+  if (errorLine) {
+    card.details.append(
+      element("p", { className: "error-line" }, [
+        element("span", { className: "meta", text: `Attempt ${data.attempt} stopped with ` }),
+        element("code", { text: errorLine }),
+      ]),
+    );
+  }
+  const summary = errorLine
+    ? `Traceback and output, attempt ${data.attempt}`
+    : `Output, attempt ${data.attempt} (${data.status})`;
+  card.details.append(
+    element("details", { className: "output" }, [
+      element("summary", { text: summary }),
+      element("pre", { text: output }),
+    ]),
+  );
+}
+
 function newCard(question) {
   const card = element("article", {
     className: newConversation ? "card" : "card follow-up",
@@ -325,12 +358,7 @@ async function ask(question) {
           }),
         );
       } else if (name === "output" && (data.stdout || data.stderr)) {
-        card.details.append(
-          element("details", { className: "output" }, [
-            element("summary", { text: `Output, attempt ${data.attempt} (${data.status})` }),
-            element("pre", { text: `${data.stdout}${data.stderr}` }),
-          ]),
-        );
+        showOutput(card, data);
       } else if (name === "answer") {
         card.progress.remove();
         // The output as it ran gives way to each attempt's output, under Details.
@@ -338,8 +366,10 @@ async function ask(question) {
         showAnswer(card, data);
         card.card.dataset.state = "answered";
       } else if (name === "error") {
+        // The traceback as it ran gives way to each attempt's error line, its output collapsed.
+        card.live?.remove();
         card.progress.replaceChildren(element("span", { className: "error", text: data.message }));
-        if (data.fix) card.progress.append(element("p", { className: "fix", text: data.fix }));
+        if (data.fix) card.progress.append(element("span", { className: "fix", text: data.fix }));
         card.card.dataset.state = "failed";
       }
     });
@@ -360,6 +390,13 @@ async function ask(question) {
   }
 }
 
+// Enter asks, as in every chat box; Shift+Enter makes a new line (and Enter while composing text
+// in an input method finishes the composition).
+questionBox.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+  event.preventDefault();
+  if (!askButton.disabled) form.requestSubmit();
+});
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const question = questionBox.value.trim();

@@ -100,7 +100,7 @@ export async function askInDesk(
     if (session.journalPath) {
       await appendToJournal(session.journalPath, record, session.context.env).catch(() => undefined);
     }
-    send({ event: "error", data: describeError(error) });
+    send({ event: "error", data: describeError(error, built.data.tables) });
   }
 }
 
