@@ -9,7 +9,8 @@ import { repositoryRoot } from "./run-cli.ts";
 // The desk as an analyst reads it (issue 43 #8): a failed question in plain words with its error
 // line first, the past runs broken between words, every card at one level, Enter to ask. A real
 // `codeaction desk` process (real containers, a replayed model) and Debian's chromium; what is
-// checked is read from the DOM, computed layout included.
+// checked is read from the DOM, computed layout included. The cases run in order: the replay's
+// replies are in the order of the questions.
 
 const orders = join(repositoryRoot, "examples/data/orders.csv");
 const columns = (await readFile(orders, "utf8")).split("\n")[0]!.trim().split(",");
@@ -44,6 +45,8 @@ async function askWithEnter(question: string) {
   const before = await page.locator(".card").count();
   await page.locator("#question").fill(question);
   await page.locator("#question").press("Enter");
+  // The keydown asks at once: by the time press() returns, the card is there and the box empty.
+  expect(await page.locator(".card").count()).toBe(before + 1);
   await page
     .locator('.card[data-state="answered"], .card[data-state="failed"]')
     .nth(before)
@@ -60,10 +63,10 @@ describe("the desk as an analyst reads it (issue 43 #8)", () => {
     expect(await box.inputValue()).toBe("How many orders\nper region?");
     expect(await page.locator(".card").count()).toBe(0);
     await box.press("Enter");
-    const card = page.locator(".card").first();
-    await card.locator("h3").waitFor();
-    expect(await card.locator("h3").textContent()).toBe("How many orders\nper region?");
+    // Asked within the key's own event: no wait for anything.
     expect(await box.inputValue()).toBe("");
+    const card = page.locator(".card").first();
+    expect(await card.locator("h3").textContent()).toBe("How many orders\nper region?");
     await page.locator('.card[data-state="answered"]').first().waitFor({ timeout: 150_000 });
   }, 180_000);
 
