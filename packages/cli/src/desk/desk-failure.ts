@@ -15,8 +15,11 @@ export function describeFailedPrograms(
   const attempts = error.attempts ?? [];
   const last = attempts.at(-1);
   const errorLine = lastErrorLine(`${textOf(last?.stdout)}\n${textOf(last?.stderr)}`);
-  const tries = attempts.length === 1 ? "once" : `${attempts.length} times`;
-  const message = `The analysis did not work: the model wrote a program ${tries} and each one failed.${
+  const what =
+    attempts.length <= 1
+      ? "the program the model wrote failed"
+      : `the model wrote a program ${attempts.length} times and each one failed`;
+  const message = `The analysis did not work: ${what}.${
     errorLine ? ` The last one stopped with: ${errorLine}` : ""
   }`;
   const missing = /^KeyError: ['"](.+)['"]$/.exec(errorLine ?? "")?.[1];
