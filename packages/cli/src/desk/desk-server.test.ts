@@ -23,6 +23,7 @@ beforeAll(async () => {
   await mkdir(join(folder, "out", "run_1"), { recursive: true });
   await writeFile(join(folder, "out", "run_1", "evil.js"), 'fetch("/api/ask")');
   await writeFile(join(folder, "out", "run_1", "chart.svg"), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+  await writeFile(join(folder, "out", "run_1", "report.html"), "<script>fetch('/api/ask')</script>");
   const session = {
     built: undefined,
     files: [],
@@ -122,7 +123,7 @@ describe("desk requests that act: exact origin, same-origin fetch, the page's ow
 });
 
 describe("files a run wrote are served inert (issue 45, High #1)", () => {
-  it("serves a script as an attachment of type application/octet-stream in a CSP sandbox, never sniffed", async () => {
+  it("serves a script or a page as an attachment of type application/octet-stream in a CSP sandbox, never sniffed", async () => {
     const { cookie } = await logIn();
     const script = await fetch(`${base}/out/run_1/evil.js`, { headers: { cookie } });
     expect(script.status).toBe(200);
@@ -130,6 +131,9 @@ describe("files a run wrote are served inert (issue 45, High #1)", () => {
     expect(script.headers.get("content-security-policy")).toMatch(/^sandbox; default-src 'none'/);
     expect(script.headers.get("x-content-type-options")).toBe("nosniff");
     expect(script.headers.get("content-disposition")).toBe('attachment; filename="evil.js"');
+    const page = await fetch(`${base}/out/run_1/report.html`, { headers: { cookie } });
+    expect(page.headers.get("content-type")).toBe("application/octet-stream");
+    expect(page.headers.get("content-disposition")).toBe('attachment; filename="report.html"');
     const chart = await fetch(`${base}/out/run_1/chart.svg`, { headers: { cookie } });
     expect(chart.headers.get("content-type")).toBe("image/svg+xml");
     expect(chart.headers.get("content-disposition")).toBe('attachment; filename="chart.svg"');
