@@ -71,9 +71,11 @@ describe("codeaction desk: live output, failures and past runs", () => {
   it("shows a program that failed in every attempt on its card, with the fix", async () => {
     const card = await askOnPage(page, "What is the total price?");
     expect(await card.getAttribute("data-state")).toBe("failed");
-    expect(await card.locator(".progress .error").textContent()).toMatch(/all 2 attempt\(s\) failed/);
+    expect(await card.locator(".progress .error").textContent()).toBe(
+      "The analysis did not work: the model wrote a program 2 times and each one failed. The last one stopped with: ValueError: no column named price",
+    );
     expect(await card.locator(".fix").textContent()).toMatch(
-      /^Every program the model wrote failed: read its output/,
+      /^Ask again saying more: which file, which columns/,
     );
     const outputs = await card.locator("details.output pre").allTextContents();
     expect(outputs).toHaveLength(2);

@@ -6,6 +6,14 @@ const form = document.getElementById("ask");
 const questionBox = document.getElementById("question");
 const askButton = document.getElementById("ask-button");
 let newConversation = true;
+// The page's own token, given in the page by the desk: every API call carries it, so the desk's
+// cookie alone (which the browser sends from any page of 127.0.0.1) acts on nothing.
+const pageToken = document.querySelector('meta[name="codeaction-page"]')?.content ?? "";
+
+/** fetch() of the desk's API, with the page's token. */
+function api(path, init = {}) {
+  return fetch(path, { ...init, headers: { ...init.headers, "x-codeaction-page": pageToken } });
+}
 
 function element(tag, properties = {}, children = []) {
   const node = document.createElement(tag);
@@ -21,7 +29,7 @@ function element(tag, properties = {}, children = []) {
 const upload = { maxBytes: 0, extensions: [] };
 
 async function loadFiles() {
-  const response = await fetch("/api/files");
+  const response = await api("/api/files");
   if (!response.ok) return;
   const { files, maxUploadBytes, extensions } = await response.json();
   upload.maxBytes = maxUploadBytes;
@@ -35,7 +43,7 @@ async function loadFiles() {
 
 /** The desk's past runs from the journal, newest first: the question, its status and when. */
 async function loadRuns() {
-  const response = await fetch("/api/runs");
+  const response = await api("/api/runs");
   if (!response.ok) return;
   const { runs } = await response.json();
   const list = document.getElementById("runs");
@@ -82,7 +90,7 @@ async function uploadFiles(files) {
     }
     uploadMessage(`uploading ${file.name} (${sizeText(file.size)})`);
     try {
-      const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
+      const response = await api(`/api/upload?name=${encodeURIComponent(file.name)}`, {
         method: "POST",
         headers: { "content-type": "application/octet-stream" },
         body: file,
@@ -266,6 +274,39 @@ function showLine(card, data) {
   card.live.scrollTop = card.live.scrollHeight;
 }
 
+/** The line that names a Python error: the last line of the last traceback ("KeyError: 'price'"). */
+function errorLineOf(output) {
+  const lines = output.split("\n").map((line) => line.trim());
+  const traceback = lines.lastIndexOf("Traceback (most recent call last):");
+  if (traceback === -1) return undefined;
+  return lines
+    .slice(traceback + 1)
+    .findLast((line) => /^[\w.]+(Error|Exception|Exit|Interrupt|Warning)\b/.test(line));
+}
+
+/** What an attempt printed, collapsed; a failed one's error line first, in plain sight. */
+function showOutput(card, data) {
+  const output = `${data.stdout}${data.stderr}`;
+  const errorLine = data.status === "ok" ? undefined : errorLineOf(output);
+  if (errorLine) {
+    card.details.append(
+      element("p", { className: "error-line" }, [
+        element("span", { className: "meta", text: `Attempt ${data.attempt} stopped with ` }),
+        element("code", { text: errorLine }),
+      ]),
+    );
+  }
+  const summary = errorLine
+    ? `Traceback and output, attempt ${data.attempt}`
+    : `Output, attempt ${data.attempt} (${data.status})`;
+  card.details.append(
+    element("details", { className: "output" }, [
+      element("summary", { text: summary }),
+      element("pre", { text: output }),
+    ]),
+  );
+}
+
 function newCard(question) {
   const card = element("article", {
     className: newConversation ? "card" : "card follow-up",
@@ -286,7 +327,7 @@ async function ask(question) {
   const startedConversation = newConversation;
   newConversation = false;
   try {
-    const response = await fetch("/api/ask", {
+    const response = await api("/api/ask", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ question, newConversation: startedConversation }),
@@ -317,12 +358,7 @@ async function ask(question) {
           }),
         );
       } else if (name === "output" && (data.stdout || data.stderr)) {
-        card.details.append(
-          element("details", { className: "output" }, [
-            element("summary", { text: `Output, attempt ${data.attempt} (${data.status})` }),
-            element("pre", { text: `${data.stdout}${data.stderr}` }),
-          ]),
-        );
+        showOutput(card, data);
       } else if (name === "answer") {
         card.progress.remove();
         // The output as it ran gives way to each attempt's output, under Details.
@@ -330,8 +366,10 @@ async function ask(question) {
         showAnswer(card, data);
         card.card.dataset.state = "answered";
       } else if (name === "error") {
+        // The traceback as it ran gives way to each attempt's error line, its output collapsed.
+        card.live?.remove();
         card.progress.replaceChildren(element("span", { className: "error", text: data.message }));
-        if (data.fix) card.progress.append(element("p", { className: "fix", text: data.fix }));
+        if (data.fix) card.progress.append(element("span", { className: "fix", text: data.fix }));
         card.card.dataset.state = "failed";
       }
     });
@@ -352,6 +390,13 @@ async function ask(question) {
   }
 }
 
+// Enter asks, as in every chat box; Shift+Enter makes a new line (and Enter while composing text
+// in an input method finishes the composition).
+questionBox.addEventListener("keydown", (event) => {
+  if (event.key !== "Enter" || event.shiftKey || event.isComposing) return;
+  event.preventDefault();
+  if (!askButton.disabled) form.requestSubmit();
+});
 form.addEventListener("submit", (event) => {
   event.preventDefault();
   const question = questionBox.value.trim();

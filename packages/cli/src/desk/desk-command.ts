@@ -45,7 +45,8 @@ Options:
   --journal PATH            the run journal (default ${defaultJournalPath}); --no-journal: none
   --port N                  the port (default: a free one)
   --quiet                   no progress on stderr while the data files are read
-  --open                    open the page in the browser (xdg-open or open)
+  --open                    open the page in the browser (xdg-open or open), with a login address
+                            good once and for a minute (never the token)
   -h, --help                show this help`;
 
 /** The options of `ask` that make sense on a page (not --format: the page shows the answer), and the desk's own. */
@@ -82,7 +83,8 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
   const token = createToken();
   const listener = await listenDesk({ host: "127.0.0.1", port, token, session });
   context.stdout.write(`codeaction desk: ${listener.url}\n`);
-  if (values.open) openBrowser(listener.url);
+  // Never the token on a command line (another local user reads it in /proc): a single-use nonce.
+  if (values.open) openBrowser(listener.loginUrl());
   if ((await untilStopped()) === "parent-exited") {
     context.stderr.write("codeaction desk: the process that started it has ended; stopping\n");
   }

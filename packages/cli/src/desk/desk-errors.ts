@@ -1,16 +1,22 @@
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
+import type { CsvTable } from "../data-files/csv-table.ts";
+import { describeFailedPrograms } from "./desk-failure.ts";
 
-/** A failure as the page shows it: the message and, for the ones a user can act on, the fix. */
-export type DescribedError = { message: string; fix?: string };
+/**
+ * A failure as the page shows it: the message and, for the ones a user can act on, the fix; for a
+ * failed program, the line that names its error.
+ */
+export type DescribedError = { message: string; fix?: string; errorLine?: string };
 
 /**
  * The message of a failure and its fix, by the `code` of the error or of one of its causes: Docker
  * not running, the sandbox image missing, a data file the desk cannot read, a program that failed
  * in every attempt. Anything else: the message alone.
  */
-export function describeError(error: unknown): DescribedError {
+export function describeError(error: unknown, tables: CsvTable[] = []): DescribedError {
   const message = error instanceof Error ? error.message : String(error);
   const found = codedCause(error);
+  if (found?.code === "attempts-exhausted") return describeFailedPrograms(found, tables);
   const fix = found ? fixFor(found) : undefined;
   if (fix) return { message, fix };
   if (/connect ENOENT|docker\.sock|Cannot connect to the Docker daemon/i.test(message)) {
@@ -28,14 +34,14 @@ export function isSandboxProblem(error: unknown): boolean {
 const startDocker =
   "Start Docker (the desk runs each program in a Docker sandbox), or point DOCKER_HOST at a running engine; then ask again.";
 
-type Coded = { code: string; image?: unknown };
+type Coded = { code: string; image?: unknown; attempts?: { stdout?: unknown; stderr?: unknown }[] };
 
 /** The first error along the cause chain (at most 8 deep) whose code the desk has a fix for. */
 function codedCause(error: unknown): Coded | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
-    const { code, image } = current as Error & { code?: unknown; image?: unknown };
-    if (typeof code === "string" && fixFor({ code, image })) return { code, image };
+    const { code, image, attempts } = current as Error & Omit<Coded, "code"> & { code?: unknown };
+    if (typeof code === "string" && fixFor({ code, image })) return { code, image, attempts };
     current = current.cause;
   }
   return undefined;

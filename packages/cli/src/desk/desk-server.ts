@@ -1,11 +1,12 @@
-import { constants } from "node:fs";
-import { lstat, open } from "node:fs/promises";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { cliAssets } from "../cli-assets.ts";
 import { supportedExtensions } from "../data-files/data-formats.ts";
+import { createBoundedServer } from "../mcp-server/bounded-server.ts";
+import { createToken } from "../mcp-server/http-token.ts";
 import { describeError } from "./desk-errors.ts";
+import { serveOutput, servePageFile } from "./desk-files.ts";
+import { type LoginNonces, loginLifetimeMs, loginNonces } from "./desk-login.ts";
 import { readPastRuns } from "./desk-runs.ts";
 import { deskChecker, securityHeaders, tokenCookie } from "./desk-security.ts";
 import { askInDesk, type DeskEvent, type DeskSession } from "./desk-session.ts";
@@ -17,23 +18,26 @@ const assets: Record<string, "desk/index.html" | "desk/desk.js" | "desk/desk.css
   "/desk.js": "desk/desk.js",
   "/desk.css": "desk/desk.css",
 };
-const mediaTypes: Record<string, string> = {
-  html: "text/html; charset=utf-8",
-  js: "text/javascript; charset=utf-8",
-  css: "text/css; charset=utf-8",
-  png: "image/png",
-  svg: "image/svg+xml",
-  csv: "text/csv; charset=utf-8",
-  json: "application/json",
-  txt: "text/plain; charset=utf-8",
-};
 
 /** The largest request body the desk reads (a question and its options). */
 export const maxRequestBytes = 64 * 1024;
-/** The largest file the desk serves (a run's file is at most 10 MiB). */
-const maxServedBytes = 20 * 1024 * 1024;
 
-export type DeskListener = { url: string; port: number; close(): Promise<void> };
+export type DeskListener = {
+  /** The address to print: it carries the token, for the user to open or paste. */
+  url: string;
+  port: number;
+  /** An address for `--open`: a single-use login nonce good for `loginLifetimeMs`, never the token. */
+  loginUrl(): string;
+  close(): Promise<void>;
+};
+
+type RouteOptions = {
+  token: string;
+  pageToken: string;
+  session: DeskSession;
+  port: number;
+  logins: LoginNonces;
+};
 
 /** Serves the desk on `host:port` (0: a free port); every request is checked first (desk-security.ts). */
 export async function listenDesk(options: {
@@ -41,14 +45,20 @@ export async function listenDesk(options: {
   port: number;
   token: string;
   session: DeskSession;
+  /** The clock login nonces expire by (tests give their own). */
+  now?: () => number;
 }): Promise<DeskListener> {
   // The port is known once the server listens (0 asks for a free one); requests come after.
   let port = options.port;
-  const check = deskChecker({ host: options.host, token: options.token, port: () => port });
-  const http = createServer((request, response) => {
+  // The page's own token: given inside the page, sent back in a header, so a cookie alone acts on nothing.
+  const pageToken = createToken();
+  const logins = loginNonces(options.now ? { now: options.now } : {});
+  const check = deskChecker({ host: options.host, token: options.token, pageToken, port: () => port });
+  // At most 64 connections, and a request's head and body within their time (as codeaction mcp --http).
+  const http = createBoundedServer((request, response) => {
     const refusal = check(request);
     if (refusal) return respondJson(response, refusal.status, { error: refusal.message });
-    route(request, response, { ...options, port }).catch((error: unknown) => {
+    route(request, response, { ...options, pageToken, logins, port }).catch((error: unknown) => {
       if (!response.headersSent) respondJson(response, 500, describeError(error));
       else response.end();
     });
@@ -65,6 +75,7 @@ export async function listenDesk(options: {
   return {
     url: `http://${host}:${port}/?token=${encodeURIComponent(options.token)}`,
     port,
+    loginUrl: () => `http://${host}:${port}/?login=${logins.issue()}`,
     close: () => closeServer(http),
   };
 }
@@ -72,21 +83,25 @@ export async function listenDesk(options: {
 async function route(
   request: IncomingMessage,
   response: ServerResponse,
-  options: { token: string; session: DeskSession; port: number },
+  options: RouteOptions,
 ): Promise<void> {
   const url = new URL(request.url ?? "/", "http://localhost");
   const path = url.pathname;
-  if (request.method === "GET" && path === "/" && url.searchParams.has("token")) {
-    // The first visit: the token moves into an HttpOnly cookie and out of the address bar.
-    response.writeHead(303, {
-      ...securityHeaders,
-      location: "/",
-      "set-cookie": `${tokenCookie(options.port)}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
-    });
-    return void response.end();
-  }
+  if (
+    request.method === "GET" &&
+    path === "/" &&
+    (url.searchParams.has("token") || url.searchParams.has("login"))
+  )
+    return logIn(response, url, options);
   const asset = assets[path];
-  if (request.method === "GET" && asset) return serveFile(response, cliAssets.path(asset));
+  if (request.method === "GET" && asset) {
+    return servePageFile(response, cliAssets.path(asset), (text) =>
+      text.replace(
+        '<meta name="codeaction-page" content="">',
+        `<meta name="codeaction-page" content="${options.pageToken}">`,
+      ),
+    );
+  }
   if (request.method === "GET" && path === "/api/files") {
     return respondJson(response, 200, {
       files: options.session.files.map((file) => file.path),
@@ -105,9 +120,29 @@ async function route(
     return respondJson(response, answer.status, answer.body, headers);
   }
   if (request.method === "GET" && path.startsWith("/out/"))
-    return serveOutput(response, path, options.session);
+    return serveOutput(response, path, options.session.outRoot);
   if (request.method === "POST" && path === "/api/ask") return ask(request, response, options.session);
   respondJson(response, 404, { error: `not found: ${path}` });
+}
+
+/**
+ * The first visit: `?token=` (checked by deskChecker) or a login nonce (used up here) becomes the
+ * HttpOnly cookie, and the address bar no longer carries either.
+ */
+function logIn(response: ServerResponse, url: URL, options: RouteOptions): void {
+  const nonce = url.searchParams.get("login");
+  if (nonce !== null && !options.logins.redeem(nonce)) {
+    respondJson(response, 401, {
+      error: `unauthorized: this login address was used already or is over ${loginLifetimeMs / 1000} s old; open the address codeaction desk printed`,
+    });
+    return;
+  }
+  response.writeHead(303, {
+    ...securityHeaders,
+    location: "/",
+    "set-cookie": `${tokenCookie(options.port)}=${options.token}; HttpOnly; SameSite=Strict; Path=/`,
+  });
+  response.end();
 }
 
 /** POST /api/ask {question, newConversation}: the turn's progress and answer as Server-Sent Events. */
@@ -128,60 +163,24 @@ async function ask(request: IncomingMessage, response: ServerResponse, session: 
   session.busy = true;
   response.writeHead(200, { ...securityHeaders, "content-type": "text/event-stream; charset=utf-8" });
   const send = ({ event, data }: DeskEvent) => {
-    response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    if (!response.destroyed) response.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
+  // The page went away (its tab closed, its request cut) before the answer: the run is cancelled,
+  // its containers removed, and the desk is free for the next question.
+  const pageGone = new AbortController();
+  response.once("close", () => {
+    if (!response.writableFinished) pageGone.abort(new Error("the page that asked went away"));
+  });
   try {
-    await askInDesk(session, { question, newConversation: parsed.newConversation === true, send });
+    await askInDesk(session, {
+      question,
+      newConversation: parsed.newConversation === true,
+      send,
+      signal: pageGone.signal,
+    });
   } finally {
     session.busy = false;
     response.end();
-  }
-}
-
-/** GET /out/<runId>/<name>: a file a run brought back, from the desk's own output folder only. */
-async function serveOutput(response: ServerResponse, path: string, session: DeskSession): Promise<void> {
-  const parts = path.split("/").slice(2).map(decodeURIComponent);
-  const [runId, name] = parts;
-  const safe = /^[A-Za-z0-9._-]+$/;
-  if (
-    parts.length !== 2 ||
-    !runId ||
-    !name ||
-    !safe.test(runId) ||
-    !safe.test(name) ||
-    name.startsWith(".")
-  ) {
-    return respondJson(response, 404, { error: "not found" });
-  }
-  const folder = join(session.outRoot, runId);
-  const status = await lstat(folder).catch(() => undefined);
-  if (!status?.isDirectory()) return respondJson(response, 404, { error: "not found" });
-  return serveFile(response, join(folder, name), { download: !/\.(png|svg)$/i.test(name) });
-}
-
-/** Sends a regular file, never through a symbolic link (O_NOFOLLOW), bounded in size. */
-async function serveFile(
-  response: ServerResponse,
-  path: string,
-  options: { download?: boolean } = {},
-): Promise<void> {
-  const file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => undefined);
-  if (!file) return respondJson(response, 404, { error: "not found" });
-  try {
-    const status = await file.stat();
-    if (!status.isFile() || status.size > maxServedBytes)
-      return respondJson(response, 404, { error: "not found" });
-    const bytes = await file.readFile();
-    const extension = path.split(".").at(-1)?.toLowerCase() ?? "";
-    const name = path.split("/").at(-1) ?? "file";
-    response.writeHead(200, {
-      ...securityHeaders,
-      "content-type": mediaTypes[extension] ?? "application/octet-stream",
-      ...(options.download ? { "content-disposition": `attachment; filename="${name}"` } : {}),
-    });
-    response.end(bytes);
-  } finally {
-    await file.close();
   }
 }
 

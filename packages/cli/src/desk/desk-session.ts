@@ -53,7 +53,13 @@ export type DeskSession = {
  */
 export async function askInDesk(
   session: DeskSession,
-  options: { question: string; newConversation: boolean; send: (event: DeskEvent) => void },
+  options: {
+    question: string;
+    newConversation: boolean;
+    send: (event: DeskEvent) => void;
+    /** Aborted when the page that asked went away: the run is cancelled (its record says so). */
+    signal?: AbortSignal;
+  },
 ): Promise<void> {
   const { question, send } = options;
   if (options.newConversation) session.messages = [];
@@ -74,9 +80,10 @@ export async function askInDesk(
   const started = performance.now();
   try {
     send({ event: "progress", data: { text: "waiting for the model" } });
-    const events = await built.agent.stream({
-      messages: [...session.messages, { role: "user", content: question }],
-    });
+    const events = await built.agent.stream(
+      { messages: [...session.messages, { role: "user", content: question }] },
+      options.signal ? { signal: options.signal } : {},
+    );
     for await (const event of events) {
       if (event.type === "answer") {
         await finish(session, { result: event.result, record, started, send });
@@ -93,7 +100,7 @@ export async function askInDesk(
     if (session.journalPath) {
       await appendToJournal(session.journalPath, record, session.context.env).catch(() => undefined);
     }
-    send({ event: "error", data: describeError(error) });
+    send({ event: "error", data: describeError(error, built.data.tables) });
   }
 }
 

@@ -50,12 +50,7 @@ export async function receiveUpload(
         },
       };
     }
-    const path = join(session.uploadFolder, freeName(name.name, existing));
-    const handle = await open(
-      path,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o600,
-    );
+    const { path, handle } = await createFree(session.uploadFolder, name.name, existing);
     const written = await writeBody(request, handle)
       .catch(async (error: unknown) => {
         await unlink(path).catch(() => undefined);
@@ -115,15 +110,35 @@ async function uploadFolder(path: string): Promise<{ path: string } | { error: s
   return { path };
 }
 
-/** `name`, or `name-2.ext`, `name-3.ext`...: the first not taken (compared without case). */
-function freeName(name: string, taken: string[]): string {
-  const lower = new Set(taken.map((item) => item.toLowerCase()));
+/**
+ * Creates `name`, or `name-2.ext`, `name-3.ext`...: the first that is free. The open itself is the
+ * check (O_CREAT | O_EXCL: a name that exists, a link included, is EEXIST; O_NOFOLLOW: never
+ * through a link), so a file or link that appears after the listing is never written over. A
+ * listed name that differs only in case is skipped too (two files' tools would share a name).
+ */
+async function createFree(
+  folder: string,
+  name: string,
+  listed: string[],
+): Promise<{ path: string; handle: FileHandle }> {
+  const otherCase = (candidate: string) =>
+    listed.some((item) => item !== candidate && item.toLowerCase() === candidate.toLowerCase());
   const extension = extname(name);
   const stem = name.slice(0, name.length - extension.length);
-  let candidate = name;
-  for (let index = 2; lower.has(candidate.toLowerCase()); index += 1)
-    candidate = `${stem}-${index}${extension}`;
-  return candidate;
+  for (let index = 1; index <= maxUploadFiles + 1; index += 1) {
+    const candidate = index === 1 ? name : `${stem}-${index}${extension}`;
+    if (otherCase(candidate)) continue;
+    const path = join(folder, candidate);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const handle = await open(path, flags, 0o600).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "EEXIST") return undefined;
+      throw error;
+    });
+    if (handle) return { path, handle };
+  }
+  throw new Error(
+    `${name}: no free name in ${folder} (tried ${maxUploadFiles + 1}); remove files there, then restart the desk`,
+  );
 }
 
 /**

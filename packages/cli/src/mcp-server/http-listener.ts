@@ -1,15 +1,13 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { type BodyBudget, createBodyBudget } from "./body-budget.ts";
+import { createBoundedServer } from "./bounded-server.ts";
 import { bearerChecker } from "./http-token.ts";
 import { readJsonBody } from "./request-body.ts";
 import { allowedHostnames, checkRequest } from "./request-checks.ts";
 import { closeWhenStalled } from "./stalled-connections.ts";
-
-/** Connections open at once; more are closed as they come. */
-export const maxConnections = 64;
 
 export type HttpListener = { url: string; close(): Promise<void> };
 
@@ -34,14 +32,13 @@ export async function listenHttp(options: {
 }): Promise<HttpListener> {
   const checks = { hostnames: allowedHostnames(options.host), tokenMatches: bearerChecker(options.token) };
   const bodyBudget = createBodyBudget(options.bodyBudgetBytes);
-  const http = createServer({ requestTimeout: 60_000 }, (request, response) => {
+  // Each connection may hold a few runs and their replies (run-admission.ts): the connection cap bounds them all.
+  const http = createBoundedServer((request, response) => {
     handle(request, response, { ...options, checks, bodyBudget }).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) respond(response, 500, "internal error");
     });
   });
-  // Each connection may hold a few runs and their replies (run-admission.ts): this bounds them all.
-  http.maxConnections = maxConnections;
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port, options.host, () => {

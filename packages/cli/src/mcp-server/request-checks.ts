@@ -44,17 +44,32 @@ function hostnameForm(host: string): string {
  */
 export function checkRequest(
   request: IncomingMessage,
-  options: { hostnames: Set<string>; tokenMatches: (authorization: string | undefined) => boolean },
+  options: {
+    hostnames: Set<string>;
+    tokenMatches: (authorization: string | undefined) => boolean;
+    /**
+     * The port the server listens on: when given, Host must name it and Origin must be exactly
+     * `http://<allowed name>:<port>` (scheme, host and port): a page on another port of the same
+     * host is another origin.
+     */
+    port?: number;
+  },
 ): Refusal | undefined {
   const host = request.headers.host;
-  if (host === undefined || !options.hostnames.has(hostnameOf(`http://${host}`))) {
+  const hostUrl = parsedUrl(`http://${host}`);
+  if (
+    host === undefined ||
+    !hostUrl ||
+    !options.hostnames.has(hostUrl.hostname) ||
+    (options.port !== undefined && portOf(hostUrl) !== options.port)
+  ) {
     return {
       status: 403,
-      message: "forbidden: the Host header must name this server's address or localhost",
+      message: "forbidden: the Host header must name this server's address (or localhost) and port",
     };
   }
   const origin = request.headers.origin;
-  if (origin !== undefined && !options.hostnames.has(hostnameOf(origin))) {
+  if (origin !== undefined && !originAllowed(origin, options)) {
     return { status: 403, message: "forbidden: requests from another origin (a web page) are refused" };
   }
   if (!options.tokenMatches(request.headers.authorization)) {
@@ -68,10 +83,24 @@ export function checkRequest(
   return undefined;
 }
 
-function hostnameOf(url: string): string {
+/** An Origin of one of the allowed names and, when a port is given, exactly http:// and that port. */
+function originAllowed(origin: string, options: { hostnames: Set<string>; port?: number }): boolean {
+  const url = parsedUrl(origin);
+  if (!url || !options.hostnames.has(url.hostname)) return false;
+  if (options.port === undefined) return true;
+  return url.protocol === "http:" && portOf(url) === options.port && url.origin === origin;
+}
+
+function parsedUrl(text: string): URL | undefined {
   try {
-    return new URL(url).hostname;
+    return new URL(text);
   } catch {
-    return "";
+    return undefined;
   }
+}
+
+/** The URL's port, its scheme's default when it names none. */
+function portOf(url: URL): number {
+  if (url.port !== "") return Number(url.port);
+  return url.protocol === "https:" ? 443 : 80;
 }
