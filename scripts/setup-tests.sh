@@ -24,16 +24,18 @@ trap '[ -n "$images_waited" ] || wait "$images_pid" || true' EXIT
 # desk's browser test drives Debian's chromium (playwright-core, never a downloaded browser). The
 # ssh login is its own user in the docker group, since root's shell start-up may be slow on a
 # developer machine. The Podman tests start `podman system service` themselves, as root and as that
-# user (rootless: newuidmap from uidmap, and the user's subordinate ids).
+# user (rootless: newuidmap from uidmap, and the user's subordinate ids). The test command lints the
+# packages' Python with pyflakes (python3-pyflakes; scripts/check-python.ts).
 if [ "$(id -u)" = 0 ] && [ -f /etc/debian_version ]; then
   missing=""
   for tool in /usr/bin/stunnel4 /usr/sbin/sshd /usr/bin/podman /usr/bin/newuidmap /usr/bin/chromium; do [ -x "$tool" ] || missing=1; done
+  /usr/bin/python3 -c "import pyflakes" 2>/dev/null || missing=1
   if [ -n "$missing" ]; then
     had_sshd=""
     [ -x /usr/sbin/sshd ] && had_sshd=1
-    say "installing stunnel4, openssh-server, podman, uidmap and chromium from Debian's packages"
+    say "installing stunnel4, openssh-server, podman, uidmap, chromium and python3-pyflakes from Debian's packages"
     DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server podman uidmap chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stunnel4 openssh-server podman uidmap chromium python3-pyflakes >/dev/null
     # The tests start their own sshd on a loopback port: the machine-wide one a systemd machine
     # starts on installing the package is not wanted (one that was there before is left alone).
     if [ -z "$had_sshd" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system ]; then

@@ -63,6 +63,8 @@ if [ "$#" -gt 0 ]; then with_filter=(--passWithNoTests "$@"); fi
 echo "[test] vitest: unit project (two files at a time)" >&2
 pnpm vitest run --project unit --maxWorkers=2 "${with_filter[@]}"
 wait_for_tests_setup
+echo "[test] node scripts/check-python.ts (the packages' Python, linted with pyflakes)" >&2
+node scripts/check-python.ts
 echo "[test] vitest: docker and security projects (four files at a time, slowest first)" >&2
 pnpm vitest run --project docker --project security --maxWorkers=4 "${with_filter[@]}"
 echo "[test] pnpm build, then the packaging project (packed tarballs installed by npm and pnpm under /tmp)" >&2

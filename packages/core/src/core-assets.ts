@@ -5,9 +5,9 @@ import { type AssetPlace, packageAssets } from "@codeaction/sandbox/internal";
 export const coreAssetPlaces = {
   /** The bridge's container side (bridge/python-sources.ts). */
   "relay.py": { besideCode: "bridge/relay.py" },
-  "relay-io.py": { besideCode: "bridge/relay-io.py" },
-  "relay-channels.py": { besideCode: "bridge/relay-channels.py" },
-  "relay-loop.py": { besideCode: "bridge/relay-loop.py" },
+  "relay_io.py": { besideCode: "bridge/relay_io.py" },
+  "relay_channels.py": { besideCode: "bridge/relay_channels.py" },
+  "relay_loop.py": { besideCode: "bridge/relay_loop.py" },
   "bootstrap.py": { besideCode: "bridge/bootstrap.py" },
   "codeaction_tools.py": { besideCode: "bridge/codeaction_tools.py" },
   /** The walk of /workspace/out after a program (code-action/output-listing.ts). */

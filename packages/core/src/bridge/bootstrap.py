@@ -16,6 +16,9 @@ as `python3 -s -P -B -u -X utf8 -c <this source>` with PYTHONHASHSEED=0 and no o
 
 import builtins, os, sys, types
 import json, stat, threading, typing
+# Loaded while the program is awaited, for the codeaction_tools module and most programs: named here
+# so the linter sees them used.
+_PRELOADED = (stat, threading, typing)
 for _name in sys.argv[1:]:
     try:
         __import__(_name)

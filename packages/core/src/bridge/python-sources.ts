@@ -8,19 +8,37 @@ const stubsMarker = "# @@CODEACTION_STUBS@@";
 let relay: string | undefined;
 let toolsModule: string | undefined;
 
-/** The relay's parts, in the order they make its one source (relay.py says what each holds). */
-const relayParts = ["relay.py", "relay-io.py", "relay-channels.py", "relay-loop.py"] as const;
+/** The relay's modules, in the order they make its one source (relay.py says what each holds). */
+export const relayModules = ["relay.py", "relay_io.py", "relay_channels.py", "relay_loop.py"] as const;
+
+/** A line by which one relay module imports another: dropped when they are joined into one source. */
+const relayImport = /^from (relay|relay_io|relay_channels|relay_loop) import [^()]+$/;
 
 /**
- * The relay's source, run as `python3 -I -S -c <source>`: its parts joined, with bootstrap.py's
- * source in place of the BOOTSTRAP marker (a JSON string is a valid Python string literal).
+ * The relay's source, run as `python3 -I -S -c <source>`: its modules joined, their imports of one
+ * another dropped (the names are then the one source's own), with bootstrap.py's source in place of
+ * the BOOTSTRAP marker (a JSON string is a valid Python string literal).
  */
 export function relaySource(): string {
   relay ??= joinBootstrap(
-    relayParts.map((part) => readFileSync(coreAssets.path(part), "utf8")).join("\n"),
+    relayModules
+      .map((name) => withoutRelayImports(name, readFileSync(coreAssets.path(name), "utf8")))
+      .join("\n"),
     readFileSync(coreAssets.path("bootstrap.py"), "utf8"),
   );
   return relay;
+}
+
+/** A module's text without its `from relay... import` lines; one that spans lines is refused. */
+export function withoutRelayImports(name: string, text: string): string {
+  const lines = text.split("\n");
+  const spanning = lines.find((line) => /^from relay\w* import .*\($/.test(line));
+  if (spanning !== undefined) {
+    throw new Error(
+      `${name}: a relay import in parentheses cannot be joined; write one line per import (${spanning})`,
+    );
+  }
+  return lines.filter((line) => !relayImport.test(line)).join("\n");
 }
 
 function joinBootstrap(relayText: string, bootstrapText: string): string {

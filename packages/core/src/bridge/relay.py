@@ -8,10 +8,13 @@ a response file and rings the program's reply doorbell (fd 4). The relay trusts 
 program writes: request ids follow a strict grammar, request files are opened without following
 links or blocking, and their size is checked before they are read.
 
-The relay is one source: python-sources.ts joins this file (its start and constants),
-relay-io.py (/proc, request files, the program's output streams), relay-channels.py (the host's
-frames, the program's doorbells) and relay-loop.py (the program's processes and the relay's loop),
-in that order, and puts bootstrap.py in place of the BOOTSTRAP marker.
+The relay reaches the container as one source: python-sources.ts joins this module (its start and
+constants), relay_io (/proc, request files, the program's output streams), relay_channels (the
+host's frames, the program's doorbells) and relay_loop (the program's processes and the relay's
+loop), in that order, drops their imports of one another (`from relay... import` lines), and puts
+bootstrap.py in place of the BOOTSTRAP marker. Each module stands alone: it imports what it uses,
+and importing it starts nothing (the start below runs only as the relay's main program), so each is
+linted (pyflakes) and imported on its own by the tests.
 """
 
 # The program's interpreter starts first, before this relay's own imports (json, re, selectors, ...):
@@ -96,17 +99,14 @@ def program_environment():
     return environment
 
 
-set_not_dumpable()
-WAITING_INTERPRETER = start_interpreter()
+# The interpreter started as the relay loads, before the imports below and the other modules' own.
+WAITING_INTERPRETER = None
+if __name__ == "__main__":
+    set_not_dumpable()
+    WAITING_INTERPRETER = start_interpreter()
 
-import itertools  # noqa: E402 (after the interpreter's start, see above)
-import json  # noqa: E402
-import re  # noqa: E402
-import select  # noqa: E402
-import selectors  # noqa: E402
-import stat  # noqa: E402
+import re  # noqa: E402 (after the interpreter's start, see above)
 import struct  # noqa: E402
-import time  # noqa: E402
 
 HEADER = struct.Struct(">cI")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")

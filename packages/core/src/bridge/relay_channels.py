@@ -1,5 +1,14 @@
-# Part of the bridge relay (relay.py says how the parts are joined): the frames to and from the host, and the program's doorbells.
-# It uses the imports and constants of relay.py.
+"""Part of the bridge relay (relay.py says how the modules are joined): the frames to and from the
+host, and the program's doorbells."""
+
+import json
+import os
+import select
+import selectors
+
+from relay import CHUNK_BYTES, HEADER, ID_PATTERN, MAX_DOORBELL_LINE_BYTES, MAX_HOST_FRAME_BYTES, MAX_NOTICES
+from relay import MAX_OUTSTANDING, MAX_PENDING_BELL_BYTES
+from relay_io import read_request_file
 
 
 class FrameTooLarge(Exception):

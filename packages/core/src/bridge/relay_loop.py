@@ -1,5 +1,18 @@
-# Part of the bridge relay (relay.py says how the parts are joined): the program's processes, the start, and the relay's loop.
-# It uses the imports and constants of relay.py.
+"""Part of the bridge relay (relay.py says how the modules are joined): the program's processes, the
+start, and the relay's loop."""
+
+import itertools
+import json
+import os
+import selectors
+import signal
+import stat
+import sys
+import time
+
+from relay import CHUNK_BYTES, DRAIN_SECONDS, REPLY_FD, REQUEST_FD, WAITING_INTERPRETER, start_interpreter
+from relay_channels import FrameTooLarge, HostChannel, ReplyBell, RequestDoorbell
+from relay_io import Stream, kill_leftover_processes, list_pids, process_start_time, write_file
 
 
 class ProgramProcesses:

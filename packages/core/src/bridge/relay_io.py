@@ -1,5 +1,12 @@
-# Part of the bridge relay (relay.py says how the parts are joined): /proc, request files, and the program's output streams.
-# It uses the imports and constants of relay.py.
+"""Part of the bridge relay (relay.py says how the modules are joined): /proc, request files, and
+the program's output streams."""
+
+import os
+import signal
+import stat
+import time
+
+from relay import CHUNK_BYTES
 
 
 def process_start_time(pid):
