@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ContainerEngine } from "../engine/container-engine.ts";
 import { buildLabels, currentOwner, labelKeys } from "./labels.ts";
-import { deadlineGraceMs, sweepReason } from "./sweep.ts";
+import { deadlineGraceMs, sweepContainers, sweepReason } from "./sweep.ts";
 
 const now = new Date();
 const live = (labels: Record<string, string>, state = "running") => ({
@@ -55,5 +56,48 @@ describe("sweepReason", () => {
   });
   it("ignores containers that are not managed", () => {
     expect(sweepReason(live({ other: "label" }, "exited"), { now })).toBeUndefined();
+  });
+});
+
+/** An engine holding one container of a dead owner, which ends by itself after `runningInspects` inspects. */
+function orphanEngine(state: string, runningInspects: number) {
+  const calls: string[] = [];
+  const labels = { ...buildLabels({ managerId: "other", deadline: new Date(Date.now() + 60_000) }) };
+  labels[labelKeys.ownerPid] = "99999999";
+  let inspects = 0;
+  const engine = {
+    listContainers: async () => [{ Id: "c1", State: state, Labels: labels, Created: Date.now() / 1000 }],
+    getContainer: () => ({
+      inspect: async () => {
+        inspects += 1;
+        const running = inspects <= runningInspects;
+        calls.push(`inspect ${running ? "running" : "exited"}`);
+        return { State: { Running: running } };
+      },
+      remove: async () => {
+        calls.push("remove");
+      },
+    }),
+  } as unknown as ContainerEngine;
+  return { engine, calls };
+}
+
+describe("sweepContainers", () => {
+  it("gives a running container whose owner is gone time to end by its lifeline before removing it", async () => {
+    const { engine, calls } = orphanEngine("running", 2);
+    const swept = await sweepContainers(engine);
+    expect(swept).toEqual([{ containerId: "c1", reason: "its owner process 99999999 is gone" }]);
+    // No removal (the engine's "kill") while it still ran: it ended first, by itself.
+    expect(calls).toEqual(["inspect running", "inspect running", "inspect exited", "remove"]);
+  });
+
+  it("removes one still running after the grace, and a stopped one at once", async () => {
+    const stuck = orphanEngine("running", Number.POSITIVE_INFINITY);
+    await sweepContainers(stuck.engine, { ownerGoneGraceMs: 400 });
+    expect(stuck.calls.at(-1)).toBe("remove");
+    expect(stuck.calls.filter((call) => call === "inspect running")).toHaveLength(2);
+    const stopped = orphanEngine("exited", 0);
+    await sweepContainers(stopped.engine);
+    expect(stopped.calls).toEqual(["remove"]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { ContainerEngine, ContainerSummary } from "../engine/container-engine.ts";
-import { removeContainer } from "../engine/engine-operations.ts";
+import type { ContainerEngine, ContainerSummary, EngineContainer } from "../engine/container-engine.ts";
+import { removeContainer, statusCodeOf } from "../engine/engine-operations.ts";
 import { deadlineOf, labelKeys, ownerStatus } from "./labels.ts";
 
 export type SweptContainer = { containerId: string; reason: string };
@@ -45,10 +45,30 @@ export function sweepReason(
   return undefined;
 }
 
+/**
+ * How long a running container whose owner is gone is given to end by itself before the sweep
+ * removes it: its lifeline closed with the owner, and its PID 1 then ends it within a second
+ * (init.ts). Removing it at once would race that, and a test proving the lifeline would see another
+ * file's sweep end the container instead. A container still running after this is removed.
+ */
+export const ownerGoneGraceMs = 3000;
+
+/** Resolves once the container is not running (or gone), or after `graceMs`. */
+async function endedBySelf(container: EngineContainer, graceMs: number): Promise<void> {
+  for (let waited = 0; waited < graceMs; waited += 200) {
+    const running = await container.inspect().then(
+      (info) => info.State.Running === true,
+      (error: unknown) => (statusCodeOf(error) === 404 ? false : Promise.reject(error)),
+    );
+    if (!running) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** Removes every managed container that sweepReason condemns. Returns what was removed and why. */
 export async function sweepContainers(
   docker: ContainerEngine,
-  options: { ownManagerId?: string; logger?: Logger } = {},
+  options: { ownManagerId?: string; logger?: Logger; ownerGoneGraceMs?: number } = {},
 ): Promise<SweptContainer[]> {
   const containers = await docker.listContainers({
     all: true,
@@ -59,7 +79,11 @@ export async function sweepContainers(
     containers.map(async (summary) => {
       const reason = sweepReason(summary, options.ownManagerId ? { ownManagerId: options.ownManagerId } : {});
       if (!reason) return;
-      await removeContainer(docker.getContainer(summary.Id));
+      const container = docker.getContainer(summary.Id);
+      if (summary.State === "running" && ownerStatus(summary.Labels ?? {}) === "gone") {
+        await endedBySelf(container, options.ownerGoneGraceMs ?? ownerGoneGraceMs);
+      }
+      await removeContainer(container);
       swept.push({ containerId: summary.Id, reason });
       options.logger?.info({ containerId: summary.Id.slice(0, 12), reason }, "swept a sandbox container");
     }),

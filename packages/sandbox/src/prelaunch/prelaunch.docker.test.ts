@@ -317,7 +317,9 @@ describe("a prelaunched container's owner process", () => {
     child.kill("SIGKILL");
     await exited;
     // The deadline is an hour away: only the lifeline can stop it within this test's time. Its owner
-    // is dead, so another test file's sweep may remove it meanwhile (gone counts as stopped).
+    // is dead, so another test file's sweep may remove it once it stopped (gone counts as stopped);
+    // while it still runs, a sweep first gives it 3 s to end by itself (sweep.ts ownerGoneGraceMs,
+    // proven in sweep.test.ts: a sweep here cannot be timed into the moment after the owner died).
     const running = async () =>
       docker
         .getContainer(containerId)
