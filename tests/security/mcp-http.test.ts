@@ -152,6 +152,8 @@ describe("codeaction mcp --http: Host and Origin for any bind (finding 2)", () =
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
         "list_functions",
         "run_program",
+        "start_program",
+        "program_result",
       ]);
       await client.close();
     } finally {

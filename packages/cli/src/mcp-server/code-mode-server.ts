@@ -9,8 +9,14 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { recordToolCall } from "../run-record.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
-import { callProgramResult, callStartProgram, programJobTools } from "./program-job-calls.ts";
+import {
+  callProgramResult,
+  callStartProgram,
+  programJobTools,
+  startProgramJob,
+} from "./program-job-calls.ts";
 import type { ProgramJobs } from "./program-jobs.ts";
+import { createdTask, programTaskStore } from "./program-tasks.ts";
 import { boundedResult, boundedTail } from "./reply-bounds.ts";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
@@ -107,16 +113,30 @@ export function createCodeModeServer(options: {
   /** The server's started programs: with them, start_program and program_result are offered too. */
   jobs?: ProgramJobs;
 }): Server {
-  const server = new Server(serverInfo, { capabilities: { tools: {} } });
   const { jobs } = options;
+  // With the server's jobs, run_program may also be called as a task (the specification's tasks).
+  const server = jobs
+    ? new Server(serverInfo, {
+        capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
+        taskStore: programTaskStore(jobs, runResult),
+      })
+    : new Server(serverInfo, { capabilities: { tools: {} } });
   const tools = [
-    ...codeModeTools(options.runner, options.sandboxDescription),
+    ...codeModeTools(options.runner, options.sandboxDescription).map((tool) =>
+      jobs && tool.name === "run_program"
+        ? { ...tool, execution: { taskSupport: "optional" as const } }
+        : tool,
+    ),
     ...(jobs ? programJobTools() : []),
   ];
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     if (name === "list_functions") return listFunctions(options.runner, args);
+    if (jobs && name === "run_program" && request.params.task) {
+      const runId = startProgramJob({ ...options, jobs }, args, "run_program");
+      return typeof runId === "string" ? createdTask(jobs, runId) : runId;
+    }
     if (name === "run_program") return callRunProgram({ ...options, toResult: runResult }, args, extra);
     if (jobs && name === "start_program") return callStartProgram({ ...options, jobs }, args);
     if (jobs && name === "program_result") {

@@ -42,30 +42,20 @@ export function programJobTools(): Tool[] {
   ];
 }
 
+type JobOptions = {
+  runner: ProgramRunner;
+  jobs: ProgramJobs;
+  admit?: ConnectionAdmission;
+  onRun?: (run: ProgramRunResult) => void;
+};
+
 /** start_program: the program checked and admitted, started, its run id returned. */
 export function callStartProgram(
-  options: {
-    runner: ProgramRunner;
-    jobs: ProgramJobs;
-    admit?: ConnectionAdmission;
-    onRun?: (run: ProgramRunResult) => void;
-  },
+  options: JobOptions,
   args: Record<string, unknown> | undefined,
 ): CallToolResult {
-  const program = checkedProgram("start_program", args);
-  if (typeof program !== "string") return program;
-  const ticket = options.admit?.();
-  if (ticket && "refusal" in ticket) return errorResult(ticket.refusal);
-  const runId = options.jobs.start(async (signal, onOutput) => {
-    const run = await options.runner.run(program, {
-      signal,
-      onEvent: (event) => {
-        if (event.type === "program-output") onOutput(event.line);
-      },
-    });
-    options.onRun?.(run);
-    return run;
-  }, ticket);
+  const runId = startProgramJob(options, args, "start_program");
+  if (typeof runId !== "string") return runId;
   return {
     content: [
       {
@@ -75,6 +65,28 @@ export function callStartProgram(
     ],
     structuredContent: { runId, state: "running" },
   };
+}
+
+/** A program checked, admitted and started as a job (start_program, a run_program task): its run id, or the error result. */
+export function startProgramJob(
+  options: JobOptions,
+  args: Record<string, unknown> | undefined,
+  tool: string,
+): string | CallToolResult {
+  const program = checkedProgram(tool, args);
+  if (typeof program !== "string") return program;
+  const ticket = options.admit?.();
+  if (ticket && "refusal" in ticket) return errorResult(ticket.refusal);
+  return options.jobs.start(async (signal, onOutput) => {
+    const run = await options.runner.run(program, {
+      signal,
+      onEvent: (event) => {
+        if (event.type === "program-output") onOutput(event.line);
+      },
+    });
+    options.onRun?.(run);
+    return run;
+  }, ticket);
 }
 
 /** program_result: the run's result, or that it still runs (with its latest output), or that it is unknown. */

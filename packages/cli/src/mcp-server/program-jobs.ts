@@ -90,6 +90,27 @@ export class ProgramJobs {
     return value instanceof Error ? { state: "failed", error: value } : { state: "done", run: value };
   }
 
+  /** The run's state now, without waiting; undefined when it is not known here. */
+  peek(runId: string): { startedAt: number; endedAt?: number; state: JobState } | undefined {
+    const job = this.#jobs.get(runId);
+    if (!job) return undefined;
+    const { settled } = job;
+    const state: JobState = !settled
+      ? { state: "running", elapsedMs: this.#now() - job.startedAt, output: job.output }
+      : settled.value instanceof Error
+        ? { state: "failed", error: settled.value }
+        : { state: "done", run: settled.value };
+    return { startedAt: job.startedAt, ...(settled ? { endedAt: settled.at } : {}), state };
+  }
+
+  /** Kills one running program (its run ends "aborted"); false when it is not known or has ended. */
+  cancel(runId: string, reason: string): boolean {
+    const job = this.#jobs.get(runId);
+    if (!job || job.settled) return false;
+    job.controller.abort(new Error(reason));
+    return true;
+  }
+
   /** Kills every running program (the server is stopping) and waits for them to end. */
   async close(): Promise<void> {
     const jobs = [...this.#jobs.values()];
