@@ -7,7 +7,7 @@ export const cliAssetPlaces = {
   "package.json": { packageFile: "package.json" },
   /** The recording that ships with the command (shipped-replay.ts). */
   "replays/first-run.json": { packageFile: "replays/first-run.json" },
-  /** The desk's page, served by name (desk/desk-server.ts). */
+  /** The desk's page, served by name (commands/desk/desk-server.ts). */
   "desk/index.html": { packageFile: "assets/desk/index.html" },
   "desk/desk.js": { packageFile: "assets/desk/desk.js" },
   "desk/desk.css": { packageFile: "assets/desk/desk.css" },

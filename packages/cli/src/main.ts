@@ -46,7 +46,7 @@ const commands: Record<string, () => Promise<Command>> = {
   doctor: async () => (await import("./commands/doctor.ts")).doctorCommand,
   replay: async () => (await import("./commands/replay.ts")).replayCommand,
   resume: async () => (await import("./commands/resume.ts")).resumeCommand,
-  desk: async () => (await import("./desk/desk-command.ts")).deskCommand,
+  desk: async () => (await import("./commands/desk/desk-command.ts")).deskCommand,
 };
 
 const subcommands: Record<string, Record<string, () => Promise<Command>>> = {

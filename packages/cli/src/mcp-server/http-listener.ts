@@ -2,11 +2,11 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { createBoundedServer } from "../listener/bounded-server.ts";
+import { bearerChecker } from "../listener/http-token.ts";
+import { allowedHostnames, checkRequest } from "../listener/request-checks.ts";
 import { type BodyBudget, createBodyBudget } from "./body-budget.ts";
-import { createBoundedServer } from "./bounded-server.ts";
-import { bearerChecker } from "./http-token.ts";
 import { readJsonBody } from "./request-body.ts";
-import { allowedHostnames, checkRequest } from "./request-checks.ts";
 import { closeWhenStalled } from "./stalled-connections.ts";
 
 export type HttpListener = { url: string; close(): Promise<void> };

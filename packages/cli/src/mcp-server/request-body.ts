@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
+import type { Refusal } from "../listener/request-checks.ts";
 import type { BodyBudget } from "./body-budget.ts";
-import type { Refusal } from "./request-checks.ts";
 
 /** Bytes one request body may have: a 1,000,000-character program escaped in JSON, and room to spare. */
 export const maxBodyBytes = 8 * 1024 * 1024;

@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Server as McpServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { CliContext } from "../context.ts";
+import { createToken, removeTokenFile, writeTokenFile } from "../listener/http-token.ts";
+import { isLoopbackHost } from "../listener/request-checks.ts";
 import { listenHttp } from "./http-listener.ts";
-import { createToken, removeTokenFile, writeTokenFile } from "./http-token.ts";
-import { isLoopbackHost } from "./request-checks.ts";
 
 /**
  * Serves Streamable HTTP until `stopped` resolves. Every request needs the bearer token: the one

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, readdir, unlink } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import { extname, join } from "node:path";
-import { formatFromPath, supportedExtensions } from "../data-files/data-formats.ts";
+import { formatFromPath, supportedExtensions } from "../../data-files/data-formats.ts";
 import { describeError } from "./desk-errors.ts";
 import type { DeskSession } from "./desk-session.ts";
 

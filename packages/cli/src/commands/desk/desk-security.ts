@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
-import { allowedHostnames, checkRequest, type Refusal } from "../mcp-server/request-checks.ts";
+import { allowedHostnames, checkRequest, type Refusal } from "../../listener/request-checks.ts";
 
 /**
  * The cookie the page carries after its first visit (`?token=` or a login nonce), named by the

@@ -1,9 +1,9 @@
 import type { Agent, ModelOption, ServerSpec } from "@codeaction/core";
-import { preimportFor } from "../commands/question-options.ts";
-import type { LoadedData } from "../data-files/csv-tools.ts";
-import type { DataFileArgument } from "../data-files/data-formats.ts";
-import type { ScanJob } from "../data-files/scan-thread.ts";
-import type { Progress } from "../terminal/progress.ts";
+import type { LoadedData } from "../../data-files/csv-tools.ts";
+import type { DataFileArgument } from "../../data-files/data-formats.ts";
+import type { ScanJob } from "../../data-files/scan-thread.ts";
+import type { Progress } from "../../terminal/progress.ts";
+import { preimportFor } from "../question-options.ts";
 
 /** The desk's agent over its data files, and the loaded data (its tools and sandbox files). */
 export type DeskAgent = { agent: Agent; data: LoadedData };
@@ -28,7 +28,7 @@ export function deskAgentBuilder(settings: {
   return async (files, options = {}) => {
     const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
       import("@codeaction/core"),
-      import("../data-files/csv-tools.ts"),
+      import("../../data-files/csv-tools.ts"),
     ]);
     const data = await loadDataFiles(files, options.progress ?? settings.quietProgress, {
       sandbox: true,

@@ -1,5 +1,5 @@
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
-import type { CsvTable } from "../data-files/csv-table.ts";
+import type { CsvTable } from "../../data-files/csv-table.ts";
 import { describeFailedPrograms } from "./desk-failure.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { CsvTable } from "../data-files/csv-table.ts";
+import type { CsvTable } from "../../data-files/csv-table.ts";
 
 /** The last attempt's output streams, as AttemptsExhaustedError carries them (`attempts`). */
 type FailedAttempts = { attempts?: { stdout?: unknown; stderr?: unknown }[] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { CsvTable } from "../data-files/csv-table.ts";
+import type { CsvTable } from "../../data-files/csv-table.ts";
 import { describeFailedPrograms, lastErrorLine } from "./desk-failure.ts";
 
 const traceback = [

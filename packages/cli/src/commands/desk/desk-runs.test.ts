@@ -2,7 +2,7 @@ import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendToJournal } from "../journal/append.ts";
+import { appendToJournal } from "../../journal/append.ts";
 import { journalTailBytes, maxPastRuns, readPastRuns } from "./desk-runs.ts";
 
 let folder: string;

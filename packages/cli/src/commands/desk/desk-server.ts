@@ -1,9 +1,9 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { cliAssets } from "../cli-assets.ts";
-import { supportedExtensions } from "../data-files/data-formats.ts";
-import { createBoundedServer } from "../mcp-server/bounded-server.ts";
-import { createToken } from "../mcp-server/http-token.ts";
+import { cliAssets } from "../../cli-assets.ts";
+import { supportedExtensions } from "../../data-files/data-formats.ts";
+import { createBoundedServer } from "../../listener/bounded-server.ts";
+import { createToken } from "../../listener/http-token.ts";
 import { describeError } from "./desk-errors.ts";
 import { serveOutput, servePageFile } from "./desk-files.ts";
 import { type LoginNonces, loginLifetimeMs, loginNonces } from "./desk-login.ts";

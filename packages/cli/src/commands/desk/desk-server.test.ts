@@ -3,7 +3,7 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { maxConnections } from "../mcp-server/bounded-server.ts";
+import { maxConnections } from "../../listener/bounded-server.ts";
 import { loginLifetimeMs } from "./desk-login.ts";
 import { type DeskListener, listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";

@@ -1,19 +1,19 @@
 import { basename } from "node:path";
 import type { AgentEvent, AgentResult } from "@codeaction/core";
 import type { BaseMessage } from "@langchain/core/messages";
-import type { CliContext } from "../context.ts";
-import type { DataFileArgument } from "../data-files/data-formats.ts";
-import { appendToJournal } from "../journal/append.ts";
-import type { ModelChoice } from "../model-choice.ts";
-import { outputFolderFor, writeOutputFiles } from "../output/write-output-files.ts";
+import type { CliContext } from "../../context.ts";
+import type { DataFileArgument } from "../../data-files/data-formats.ts";
+import { appendToJournal } from "../../journal/append.ts";
+import type { ModelChoice } from "../../model-choice.ts";
+import { outputFolderFor, writeOutputFiles } from "../../output/write-output-files.ts";
 import {
   completeRunRecord,
   createRunRecord,
   failRunRecord,
   type RunRecord,
   recordEvent,
-} from "../run-record.ts";
-import { parseAnswer } from "../terminal/format-answer.ts";
+} from "../../run-record.ts";
+import { parseAnswer } from "../../terminal/format-answer.ts";
 import type { DeskAgent, DeskAgentBuilder } from "./desk-agent.ts";
 import { describeError } from "./desk-errors.ts";
 
