@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,10 +19,13 @@ let folder: string;
 let server: McpHttpProcess;
 let inspector: string;
 
-/** Runs `file args` in `cwd` with HOME set to the test's folder; resolves with its exit code and output. */
+/**
+ * Runs `file args` in `cwd` with HOME set to the test's folder (the Inspector keeps a catalogue
+ * there), npm's cache left where it was (a second run installs from it); resolves with the outcome.
+ */
 function run(file: string, args: string[], cwd: string) {
   return new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    const env = { ...process.env, HOME: folder, npm_config_cache: join(folder, "npm-cache") };
+    const env = { ...process.env, HOME: folder, npm_config_cache: join(homedir(), ".npm") };
     execFile(
       file,
       args,
