@@ -9,6 +9,13 @@ import { CsvInputError } from "../errors/csv-input-error.ts";
 import type { CsvTable, ScanProgress } from "./csv-table.ts";
 import type { DataFileArgument } from "./data-formats.ts";
 
+/**
+ * The heap a scan's worker may use (V8's old and young generations): a file that needs more is
+ * refused with a CsvInputError, and the worker's memory goes with it. The unpack limits
+ * (unpack-limits.ts) keep every file they pass well under it.
+ */
+export const scanWorkerHeapMebibytes = 384;
+
 /** What the worker is given. */
 export type ScanRequest = DataFileArgument & { file: string };
 
@@ -91,6 +98,7 @@ function scanTable(
       worker = new Worker(workerFile, {
         workerData: { ...file, file: file.path } satisfies ScanRequest,
         env: workerEnvironment(),
+        resourceLimits: { maxOldGenerationSizeMb: scanWorkerHeapMebibytes, maxYoungGenerationSizeMb: 32 },
       });
       where.workerEntry = fileURLToPath(workerFile);
     } catch {
@@ -113,7 +121,18 @@ function scanTable(
       if (!settled) inThisThread();
       settled = true;
     };
-    worker.on("error", fallBack);
+    worker.on("error", (error: Error & { code?: string }) => {
+      // Never scanned again here: this thread's memory has no such bound.
+      if (error.code !== "ERR_WORKER_OUT_OF_MEMORY") return fallBack();
+      settled = true;
+      reject(
+        new CsvInputError({
+          file: file.path,
+          problem: `reading it needed more than the ${scanWorkerHeapMebibytes} MiB of memory a data file's reader may use, and it was stopped; save it as CSV or parquet, which are read as a stream, or split it`,
+          cause: error,
+        }),
+      );
+    });
     worker.on("exit", fallBack);
   });
 }
