@@ -9,6 +9,24 @@ import { unzipSync } from "fflate";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import writeExcelFile from "write-excel-file/node";
 
+/** A plain workbook of 50 rows (a warm-up read before a hostile one). */
+export async function smallWorkbook(folder: string): Promise<string> {
+  const path = join(folder, "small.xlsx");
+  await writeExcelFile([
+    ["name", "amount"],
+    ...Array.from({ length: 50 }, (_, row) => [`n${row}`, row]),
+  ] as never).toFile(path);
+  return path;
+}
+
+/** A plain parquet file of two rows (a warm-up read before a hostile one). */
+export async function smallParquet(folder: string): Promise<string> {
+  const path = join(folder, "small.parquet");
+  const columnData = [{ name: "note", data: ["a", "b"], type: "STRING" as const }];
+  await writeFile(path, new Uint8Array(parquetWriteBuffer({ columnData })));
+  return path;
+}
+
 /** A zip entry to write: its text as pieces, each repeated `times` (the zip holds each piece's deflate once per repeat). */
 type Entry = { name: string; parts: Array<{ text: string | Uint8Array; times?: number }> };
 

@@ -4,10 +4,14 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parquetWriteBuffer } from "hyparquet-writer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import writeExcelFile from "write-excel-file/node";
-import { dictionaryParquet, longStringWorkbook, zipBombWorkbook } from "../../test/hostile-data-files.ts";
+import {
+  dictionaryParquet,
+  longStringWorkbook,
+  smallParquet,
+  smallWorkbook,
+  zipBombWorkbook,
+} from "../../test/hostile-data-files.ts";
 import { readInChild } from "../../test/read-data-file.ts";
 
 /** The most the child's peak resident memory may grow while it reads and refuses a hostile file. */
@@ -20,17 +24,8 @@ const warmUps = { xlsx: "", parquet: "" };
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), "codeaction-bounds-"));
   conversions = await mkdtemp(join(tmpdir(), "codeaction-bounds-tmp-"));
-  warmUps.xlsx = join(folder, "small.xlsx");
-  await writeExcelFile([
-    ["name", "amount"],
-    ...Array.from({ length: 50 }, (_, row) => [`n${row}`, row]),
-  ] as never).toFile(warmUps.xlsx);
-  warmUps.parquet = join(folder, "small.parquet");
-  const { writeFile } = await import("node:fs/promises");
-  await writeFile(
-    warmUps.parquet,
-    new Uint8Array(parquetWriteBuffer({ columnData: [{ name: "note", data: ["a", "b"], type: "STRING" }] })),
-  );
+  warmUps.xlsx = await smallWorkbook(folder);
+  warmUps.parquet = await smallParquet(folder);
 });
 
 afterAll(async () => {
