@@ -109,10 +109,10 @@ describe("OpenTelemetry spans of a code-action turn (official SDK, real engine, 
     // Each bridged call is a child of the program that made it.
     const [brokenSpan] = childrenOf(spans, firstProgramSpan);
     expect(brokenSpan?.name).toBe("execute_tool broken");
-    expect(brokenSpan?.status).toMatchObject({
-      code: SpanStatusCode.ERROR,
-      message: "the warehouse is offline",
-    });
+    // Without recordContent a failure carries its type only, never its message (span-content.docker.test.ts).
+    expect(brokenSpan?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(brokenSpan?.status.message).toBe(brokenSpan?.attributes["error.type"]);
+    expect(brokenSpan?.status.message).not.toContain("warehouse");
     expect(brokenSpan?.events.map((event) => event.name)).toEqual(["exception"]);
     const secondCalls = childrenOf(spans, secondProgramSpan);
     expect(secondCalls.map((span) => span.name)).toEqual(["execute_tool add", "execute_tool echo"]);
