@@ -23,6 +23,7 @@ import { samplesSection } from "./sections/samples.ts";
 import { createReport, plans, type SectionContext } from "./sections/section.ts";
 import { throughputSection } from "./sections/throughput.ts";
 import { turnSection } from "./sections/turn.ts";
+import { uploadsSection } from "./sections/uploads.ts";
 import { round } from "./stats.ts";
 import { renderTable } from "./table.ts";
 
@@ -42,6 +43,7 @@ const sections: Array<{ names: string[]; run: (context: SectionContext) => Promi
   { names: ["hostile"], run: hostileSection },
   { names: ["hostile", "floods"], run: floodsSection },
   { names: ["failfast"], run: failfastSection },
+  { names: ["uploads"], run: uploadsSection },
 ];
 const sectionNames = [...new Set(sections.flatMap((section) => section.names))];
 

@@ -20,6 +20,7 @@ export const plans = {
     idleRounds: 1,
     deskRounds: 1,
     deskPageRounds: 2,
+    uploadRounds: 1,
   },
   full: {
     turnRounds: 20,
@@ -37,6 +38,7 @@ export const plans = {
     idleRounds: 3,
     deskRounds: 3,
     deskPageRounds: 8,
+    uploadRounds: 3,
   },
 };
 

@@ -103,7 +103,8 @@ function expand(root: JsonSchema, schema: JsonSchema | boolean, depth: number): 
   return [schema];
 }
 
-function resolveReference(root: JsonSchema, reference: string): JsonSchema | undefined {
+/** The schema a local `$ref` (`#`, `#/$defs/Name`, any JSON pointer into `root`) points at, or undefined. */
+export function resolveReference(root: JsonSchema, reference: string): JsonSchema | undefined {
   if (reference === "#") return root;
   if (!reference.startsWith("#/")) return undefined;
   let target: unknown = root;

@@ -13,6 +13,7 @@ import { csvTool } from "./csv-tool.ts";
 import type { DataFileArgument } from "./data-formats.ts";
 import type { ScanJob } from "./scan-thread.ts";
 import { readRecords } from "./table-records.ts";
+import { checkConversionSize, conversionTooLarge, maxConvertedBytes } from "./unpack-limits.ts";
 
 export type LoadedData = {
   tables: CsvTable[];
@@ -55,6 +56,8 @@ export async function loadCsvTools(
       taken.add(name);
       let sandboxFile = path;
       if (options.sandbox && format === "parquet") {
+        // Refused from the typing sample before a byte is written; writeCsv counts as it writes.
+        checkConversionSize(path, table);
         conversions ??= await mkdtemp(join(tmpdir(), "codeaction-data-"));
         sandboxFile = join(conversions, `${basename(path)}.csv`);
         await writeCsv(table, sandboxFile);
@@ -100,12 +103,24 @@ export function loadDataFiles(
   });
 }
 
-/** A table's records (the header first) as a CSV file, streamed. */
+/**
+ * A table's records (the header first) as a CSV file, streamed; a CsvInputError once the text
+ * passes `maxConvertedBytes` (the sample's estimate can be beaten by rows longer than its own).
+ */
 async function writeCsv(table: CsvTable, path: string): Promise<void> {
   const records = Readable.from(
     (async function* () {
       for await (const { record } of readRecords(table)) yield record;
     })(),
   );
-  await pipeline(records, stringify(), createWriteStream(path));
+  let written = 0;
+  const counted = async function* (source: AsyncIterable<Buffer>) {
+    for await (const chunk of source) {
+      written += chunk.length;
+      if (written > maxConvertedBytes)
+        throw conversionTooLarge(table.file, `more than ${maxConvertedBytes / 1024 ** 2} MiB`);
+      yield chunk;
+    }
+  };
+  await pipeline(records, stringify(), counted, createWriteStream(path));
 }

@@ -4,6 +4,7 @@ import { extname, resolve } from "node:path";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { cellText } from "./cell-text.ts";
 import type { SourceRecord } from "./source-record.ts";
+import { checkSheetCells, checkZipUnpackedSize } from "./unpack-limits.ts";
 
 /** The file formats `--file` reads. CSV and TSV go through csv-parse; the others through their own library. */
 export type DataFormat = "csv" | "tsv" | "json" | "jsonl" | "xlsx" | "parquet";
@@ -280,7 +281,10 @@ async function* excelRecords(file: string): AsyncGenerator<SourceRecord> {
   const { readSheet } = await import("read-excel-file/node");
   let rows: unknown[][];
   try {
-    rows = (await readSheet(await readWhole(file, "Excel"))) as unknown[][];
+    const bytes = await readWhole(file, "Excel");
+    // Bounded before the reader unpacks its entries into memory (unpack-limits.ts).
+    checkZipUnpackedSize(file, bytes);
+    rows = (await readSheet(bytes)) as unknown[][];
   } catch (error) {
     if (CsvInputError.isInstance(error)) throw error;
     throw new CsvInputError({
@@ -290,6 +294,7 @@ async function* excelRecords(file: string): AsyncGenerator<SourceRecord> {
     });
   }
   const width = rows.reduce((widest, row) => Math.max(widest, row.length), 0);
+  checkSheetCells(file, rows.length, width);
   for (const [index, row] of rows.entries()) {
     const cells = Array.from({ length: width }, (_, column) => cellText(row[column]));
     if (index > 0 && cells.every((cell) => cell === "")) continue;

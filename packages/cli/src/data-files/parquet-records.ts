@@ -37,8 +37,11 @@ type ParquetSource = {
 
 /** Rows of a typing sample's first batch, before the text size of a row is known. */
 const firstSampleRows = 1_000;
-/** The most rows a typing sample's later batch decodes at once (when its first rows were tiny). */
-const maxSampleBatchRows = 262_144;
+/**
+ * The most rows a batch decodes at once (a typing sample's later batch, and every batch of a full
+ * read): a row group may hold millions of rows that one dictionary value makes long.
+ */
+const maxBatchRows = 65_536;
 
 /**
  * The rows of a parquet file (hyparquet, with every codec of hyparquet-compressors), one row group
@@ -92,16 +95,16 @@ function* rowGroups(metadata: FileMetaData, rowStart: number) {
 }
 
 /**
- * A batch's size: the rest of the row group, or in a typing sample about the rows that reach its
- * text size. A read to the end of a group is one batch: hyparquet decodes a whole data page for
- * any slice of it, and a writer may put a million dictionary indices in one page, so each smaller
- * batch would decode that page again (a 1,000,000-row group read twice as slowly in 64 Ki batches).
+ * A batch's size: at most `maxBatchRows`, and in a typing sample about the rows that reach its text
+ * size. hyparquet decodes a whole data page for any slice of it, so a page of a million dictionary
+ * indices is decoded again for each batch (cheap: the indices, not the values); the rows decoded
+ * at once stay bounded whatever a row group holds.
  */
 function nextBatchRows(
   sample: { limit: number; bytes: number; rows: number } | undefined,
   group: { metadata: FileMetaData["row_groups"][number] },
 ): number {
-  if (!sample) return Number.POSITIVE_INFINITY;
+  if (!sample) return maxBatchRows;
   if (sample.rows === 0) {
     // The decoded size is no guide to the text (a dictionary-encoded value takes a few bits): start small.
     const decodedBytesPerRow =
@@ -110,7 +113,7 @@ function nextBatchRows(
   }
   const textBytesPerRow = Math.max(1, sample.bytes / sample.rows);
   return Math.min(
-    maxSampleBatchRows,
+    maxBatchRows,
     Math.max(1, Math.ceil(((sample.limit - sample.bytes) / textBytesPerRow) * 1.1)),
   );
 }

@@ -61,3 +61,21 @@ describe("scanInThreads", () => {
     await expect(job?.table).rejects.toThrow(here.message);
   });
 });
+
+describe("the scan worker's memory (issue 45 #3)", () => {
+  it("a file that needs more than the worker's heap is refused, never scanned again in this thread", async () => {
+    // A JSON array is read whole: 16 MiB of small records need far more than a 16 MiB heap.
+    const record = '{"a":1,"b":2},';
+    const json = await dataFile(
+      "big.json",
+      `[${record.repeat((16 * 1024 * 1024) / record.length)}{"a":1,"b":2}]`,
+    );
+    const [job] = scanInThreads([{ path: json, format: "json" }], { heapMebibytes: 16 });
+    const error = await job?.table.catch((caught: unknown) => caught);
+    expect(CsvInputError.isInstance(error)).toBe(true);
+    expect((error as CsvInputError).problem).toMatch(
+      /needed more than the 16 MiB of memory .* save it as CSV or parquet/,
+    );
+    expect(job?.scannedIn).toBe("worker");
+  });
+});

@@ -9,6 +9,13 @@ import { CsvInputError } from "../errors/csv-input-error.ts";
 import type { CsvTable, ScanProgress } from "./csv-table.ts";
 import type { DataFileArgument } from "./data-formats.ts";
 
+/**
+ * The heap a scan's worker may use (V8's old and young generations): a file that needs more is
+ * refused with a CsvInputError, and the worker's memory goes with it. The unpack limits
+ * (unpack-limits.ts) keep every file they pass well under it.
+ */
+export const scanWorkerHeapMebibytes = 384;
+
 /** What the worker is given. */
 export type ScanRequest = DataFileArgument & { file: string };
 
@@ -35,18 +42,21 @@ export type ScanJob = {
  * Starts scanning each file in a worker thread of its own. A worker that cannot start or dies
  * falls back to a scan in this thread; a file's own problem rejects with its CsvInputError.
  */
-export function scanInThreads(files: DataFileArgument[]): ScanJob[] {
-  return files.map((file) => scanInThread(file));
+export function scanInThreads(
+  files: DataFileArgument[],
+  options: { heapMebibytes?: number } = {},
+): ScanJob[] {
+  return files.map((file) => scanInThread(file, options.heapMebibytes ?? scanWorkerHeapMebibytes));
 }
 
-function scanInThread(file: DataFileArgument): ScanJob {
+function scanInThread(file: DataFileArgument, heapMebibytes: number): ScanJob {
   let latest: ScanProgress | undefined;
   let listener: ((progress: ScanProgress) => void) | undefined;
   const onProgress = (progress: ScanProgress) => {
     latest = progress;
     listener?.(progress);
   };
-  const where: ScanPlace = { scannedIn: undefined, workerEntry: undefined };
+  const where: ScanPlace = { scannedIn: undefined, workerEntry: undefined, heapMebibytes };
   const table = scanTable(file, onProgress, where);
   // A command that fails before it reads the table must not die of an unhandled rejection.
   table.catch(() => undefined);
@@ -67,7 +77,12 @@ function scanInThread(file: DataFileArgument): ScanJob {
 }
 
 /** Where a scan runs, filled in as it goes (a ScanJob's getters read it). */
-type ScanPlace = { scannedIn: ScanJob["scannedIn"]; workerEntry: string | undefined };
+type ScanPlace = {
+  scannedIn: ScanJob["scannedIn"];
+  workerEntry: string | undefined;
+  /** The worker's heap limit (V8's old generation). */
+  readonly heapMebibytes: number;
+};
 
 /** The file's table, scanned in a worker of its own; in this thread when no worker starts or one dies. */
 function scanTable(
@@ -91,6 +106,7 @@ function scanTable(
       worker = new Worker(workerFile, {
         workerData: { ...file, file: file.path } satisfies ScanRequest,
         env: workerEnvironment(),
+        resourceLimits: { maxOldGenerationSizeMb: where.heapMebibytes, maxYoungGenerationSizeMb: 32 },
       });
       where.workerEntry = fileURLToPath(workerFile);
     } catch {
@@ -113,7 +129,21 @@ function scanTable(
       if (!settled) inThisThread();
       settled = true;
     };
-    worker.on("error", fallBack);
+    worker.on("error", (error: Error & { code?: string }) => {
+      // Never scanned again here: this thread's memory has no such bound.
+      if (error.code !== "ERR_WORKER_OUT_OF_MEMORY") return fallBack();
+      settled = true;
+      where.scannedIn = "worker";
+      reject(outOfMemory(file.path, where.heapMebibytes, error));
+    });
     worker.on("exit", fallBack);
+  });
+}
+
+function outOfMemory(file: string, heapMebibytes: number, error: Error): CsvInputError {
+  return new CsvInputError({
+    file,
+    problem: `reading it needed more than the ${heapMebibytes} MiB of memory a data file's reader may use, and it was stopped; save it as CSV or parquet, which are read as a stream, or split it`,
+    cause: error,
   });
 }

@@ -4,10 +4,11 @@
  * The rule (stated in the prompt): a reply holds exactly one program, in one fenced block tagged
  * python (py, python3 and any case count too). Untagged blocks count only when no block is tagged
  * python. A reply with no fence at all counts only when it reads as a bare program (its first line is
- * Python and it mentions RESULT). Anything else is refused before a container starts.
+ * Python and it mentions RESULT). Anything else is refused before a container starts, and so is a
+ * reply over `maxReplyCharacters` (256 Ki characters), unread: the model is told its size and the cap.
  */
+import { type FencedBlock, fencedBlocks, maxReplyCharacters, unclosedBlock } from "./reply-fences.ts";
 
-const fence = /^[ \t]*(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gm;
 const pythonTags = new Set(["python", "py", "python3"]);
 
 /** What `readReplyProgram` returns: the program, or why the reply holds none to run. */
@@ -15,28 +16,27 @@ export type ReplyProgram =
   | { ok: true; program: string }
   | {
       ok: false;
-      /** "no-program": nothing to run; "several-programs": more than one python block. */
-      problem: "no-program" | "several-programs";
+      /**
+       * "no-program": nothing to run; "several-programs": more than one python block;
+       * "reply-too-long": over `maxReplyCharacters`, refused before it is read.
+       */
+      problem: "no-program" | "several-programs" | "reply-too-long";
       /** What the model is told (the repair message's reason). */
       message: string;
       /** The blocks that were found (for the record). */
       blocks: number;
     };
 
-type Block = { tag: string; body: string };
-
-function blocksOf(reply: string): Block[] {
-  const blocks: Block[] = [];
-  for (const match of reply.matchAll(fence)) {
-    blocks.push({ tag: (match[2] ?? "").toLowerCase(), body: (match[3] ?? "").replace(/\s+$/, "") });
-  }
+function blocksOf(reply: string): FencedBlock[] {
+  const tidy = (block: FencedBlock) => ({
+    tag: block.tag.toLowerCase(),
+    body: block.body.replace(/\s+$/, ""),
+  });
+  const blocks = fencedBlocks(reply, () => true).map(tidy);
   if (blocks.length > 0) return blocks;
   // An opened block the model never closed (a reply cut off at its length limit).
-  const unclosed = /^[ \t]*```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n([\s\S]*)$/m.exec(reply);
-  if (unclosed && !/^[ \t]*```/m.test(unclosed[2] ?? "")) {
-    blocks.push({ tag: (unclosed[1] ?? "").toLowerCase(), body: (unclosed[2] ?? "").replace(/\s+$/, "") });
-  }
-  return blocks;
+  const unclosed = unclosedBlock(reply);
+  return unclosed ? [tidy(unclosed)] : [];
 }
 
 /** A first line that starts a Python statement: an import, a definition, an assignment or a call. */
@@ -50,6 +50,14 @@ function isBareProgram(reply: string): boolean {
 
 /** The one program in a reply, or why there is none to run (see the rule above). */
 export function readReplyProgram(reply: string): ReplyProgram {
+  if (reply.length > maxReplyCharacters) {
+    return {
+      ok: false,
+      problem: "reply-too-long",
+      blocks: 0,
+      message: `No program was run: your reply was ${reply.length} characters, over the ${maxReplyCharacters} a reply may have, so it was not read. Reply with one short Python program in one \`\`\`python block; keep data in files, not in the program.`,
+    };
+  }
   const blocks = blocksOf(reply);
   const tagged = blocks.filter((block) => pythonTags.has(block.tag));
   const candidates = tagged.length > 0 ? tagged : blocks.filter((block) => block.tag === "");
@@ -86,6 +94,7 @@ export function readReplyProgram(reply: string): ReplyProgram {
 export function extractProgram(reply: string): string {
   const read = readReplyProgram(reply);
   if (read.ok) return read.program;
+  if (read.problem === "reply-too-long") return "";
   const first = blocksOf(reply).find((block) => pythonTags.has(block.tag) || block.tag === "");
   return first?.body ?? "";
 }

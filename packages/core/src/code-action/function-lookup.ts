@@ -1,6 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { Attempt } from "../types.ts";
 import { readReplyProgram } from "./extract-program.ts";
+import { fencedBlocks } from "./reply-fences.ts";
 import type { DiscoveryPlan } from "./tool-index.ts";
 import { textOf, totalUsage, usageOf } from "./turn-messages.ts";
 
@@ -16,13 +17,19 @@ const maxQueries = 10;
 const maxQueryCharacters = 200;
 const maxAnswerCharacters = 40_000;
 
-const searchFence = /^[ \t]*(`{3,}|~{3,})[ \t]*search[ \t]*\n([\s\S]*?)^[ \t]*\1[ \t]*$/gim;
+/** An opening line of a search block: its marker, "search" (any case) and nothing else. */
+const isSearchOpening = (opening: { tag: string; rest: string }) =>
+  opening.tag.toLowerCase() === "search" && /^[ \t]*$/.test(opening.rest);
 
-/** The queries of a reply that asks to search (a ```search block and no program to run), else undefined. */
+/**
+ * The queries of a reply that asks to search (a ```search block and no program to run), else
+ * undefined (also for a reply over maxReplyCharacters, which readReplyProgram refuses unread).
+ */
 export function readSearchQueries(reply: string): string[] | undefined {
-  if (readReplyProgram(reply).ok) return undefined;
-  const queries = [...reply.matchAll(searchFence)]
-    .flatMap((match) => (match[2] ?? "").split("\n"))
+  const read = readReplyProgram(reply);
+  if (read.ok || read.problem === "reply-too-long") return undefined;
+  const queries = fencedBlocks(reply, isSearchOpening)
+    .flatMap((block) => block.body.split("\n"))
     .map((line) => line.trim().replace(/^[-*]\s+/, ""))
     .filter((line) => line !== "")
     .map((line) => line.slice(0, maxQueryCharacters));

@@ -276,3 +276,74 @@ describe("python stubs", { timeout: 60_000 }, () => {
     );
   });
 });
+
+describe("$ref, $defs and allOf as pydantic writes them (issue 43 #11)", () => {
+  // A pydantic v2 model's JSON schema (model_json_schema()): definitions under $defs, a field's
+  // default beside its $ref, a list of models, a self-referencing model, and an allOf of two parts.
+  const schema = {
+    $defs: {
+      Address: {
+        type: "object",
+        title: "Address",
+        properties: {
+          street: { type: "string", description: "Street and number" },
+          city: { type: "string" },
+        },
+        required: ["street", "city"],
+      },
+      Kind: { enum: ["home", "work"], type: "string", title: "Kind" },
+      Node: {
+        type: "object",
+        title: "Node",
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", items: { $ref: "#/$defs/Node" } },
+        },
+      },
+    },
+    type: "object",
+    properties: {
+      customer: {
+        type: "object",
+        properties: { address: { $ref: "#/$defs/Address" }, kind: { $ref: "#/$defs/Kind", default: "home" } },
+        required: ["address"],
+      },
+      kind: { $ref: "#/$defs/Kind", default: "home" },
+      addresses: { type: "array", items: { $ref: "#/$defs/Address" } },
+      tree: { $ref: "#/$defs/Node" },
+      contact: {
+        allOf: [
+          { type: "object", properties: { email: { type: "string" } }, required: ["email"] },
+          { type: "object", properties: { phone: { type: "string" } } },
+        ],
+      },
+    },
+    required: ["customer"],
+  };
+  const [stub] = buildStubs([
+    {
+      name: "save_customer",
+      description: "Save a customer.",
+      origin: "tool",
+      inputSchema: schema as never,
+      invoke: async () => null,
+    },
+  ]);
+  const signature = stub?.signature ?? "";
+
+  it("resolves every reference into the types and the documented fields", () => {
+    expect(signature).toContain('kind: Literal["home", "work"] = "home"');
+    expect(signature).toContain("addresses: list[dict[str, Any]] | None = None");
+    expect(signature).toContain("tree: dict[str, Any] | None = None");
+    expect(signature).toContain("street (str): Street and number.");
+    expect(signature).toContain('kind (Literal["home", "work"], optional): Defaults to "home".');
+    // A model that refers to itself stops at the first repeat.
+    expect(signature).toContain("children (list[Any], optional)");
+  });
+
+  it("merges an allOf of several objects, their required keys kept", () => {
+    expect(signature).toContain("contact: dict[str, Any] | None = None");
+    expect(signature).toContain("email (str)\n");
+    expect(signature).toContain("phone (str, optional)");
+  });
+});

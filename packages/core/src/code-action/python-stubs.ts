@@ -1,4 +1,5 @@
 import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
+import { inlineReferences } from "./inline-references.ts";
 import {
   constraintsOf,
   defaultNote,
@@ -241,7 +242,13 @@ function docstringOf(tool: ToolSpec, parameters: Parameter[]): string[] {
   return lines;
 }
 
-function stubOf(tool: ToolSpec, functionName: string, taken: Set<string>): StubbedTool {
+function stubOf(given: ToolSpec, functionName: string, taken: Set<string>): StubbedTool {
+  // $ref/$defs and allOf resolved first: the types below read plain schemas.
+  const tool: ToolSpec = {
+    ...given,
+    inputSchema: inlineReferences(given.inputSchema ?? {}),
+    ...(given.outputSchema ? { outputSchema: inlineReferences(given.outputSchema) } : {}),
+  };
   const scope = new TypedDictScope(taken);
   const parameters = parametersOf(tool.inputSchema ?? {}, functionName, scope);
   const returnType = tool.outputSchema ? pythonType(tool.outputSchema, "output") : "Any";

@@ -75,3 +75,32 @@ describe("createToolSearch", () => {
     expect(search.search("customer", { limit: 1 })).toHaveLength(1);
   });
 });
+
+describe("descriptions in other languages (issue 43 #11)", () => {
+  const catalogue = [
+    tool("bestellungen", "Listet die Bestellungen eines Monats für einen Kunden auf.", {
+      monat: "Jahr und Monat",
+    }),
+    tool("meteo", "Prévisions météo détaillées pour une ville française.", { ville: "le nom de la ville" }),
+    tool("pogoda", "Прогноз погоды для города на неделю.", { город: "название города" }),
+    tool("tianqi", "查询城市的天气预报。", { 城市: "城市名称" }),
+    tool("kairos", "Καιρός και θερμοκρασία για μια πόλη.", {}),
+  ];
+  const search = createToolSearch(catalogue);
+  const best = (query: string) => search.search(query)[0]?.tool.name;
+
+  it("keeps letters of every script, accents and marks included", () => {
+    expect(searchWords("Prévisions météo")).toEqual(["prévision", "météo"]);
+    expect(searchWords("Прогноз погоды")).toEqual(["прогноз", "погоды"]);
+    expect(searchWords("नमस्ते दुनिया")).toEqual(["नमस्ते", "दुनिया"]);
+    expect(searchWords("天气预报")).toEqual(["天气", "气预", "预报"]);
+  });
+
+  it("finds tools by words of their descriptions in German, French, Russian, Chinese and Greek", () => {
+    expect(best("Bestellungen Kunden")).toBe("bestellungen");
+    expect(best("météo ville")).toBe("meteo");
+    expect(best("прогноз погоды")).toBe("pogoda");
+    expect(best("天气")).toBe("tianqi");
+    expect(best("θερμοκρασία")).toBe("kairos");
+  });
+});

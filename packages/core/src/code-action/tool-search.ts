@@ -30,15 +30,38 @@ const stopWords = new Set(
   "a an and are as at be by for from get has in is it of on or set the this to with".split(" "),
 );
 
-/** The words of a text: split at non-letters and case changes, lower case, a plural's s dropped. */
+/**
+ * The words of a text: split at anything but letters, marks and digits of any script, and at case
+ * changes, in lower case, a plural's s dropped. A run of Chinese or Japanese characters (written
+ * without spaces) becomes its overlapping pairs of characters ("天气预报": 天气, 气预, 预报).
+ */
 export function searchWords(text: string): string[] {
   return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
+    .normalize("NFKC")
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{M}\p{N}]+/u)
+    .flatMap(unspacedPairs)
     .filter((word) => word.length > 0 && !stopWords.has(word))
     .map(stem);
+}
+
+const unspacedRun = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]+/gu;
+
+/** A word with its Chinese and Japanese runs turned into their pairs of characters. */
+function unspacedPairs(word: string): string[] {
+  if (!unspacedRun.test(word)) return [word];
+  unspacedRun.lastIndex = 0;
+  const words = word.split(unspacedRun).filter(Boolean);
+  for (const [run] of word.matchAll(unspacedRun)) {
+    const characters = [...run];
+    if (characters.length === 1) words.push(run);
+    for (let index = 0; index + 1 < characters.length; index += 1) {
+      words.push(`${characters[index]}${characters[index + 1]}`);
+    }
+  }
+  return words;
 }
 
 /** A light stemmer, enough for "orders"/"order", "currencies"/"currency", "searching"/"search". */

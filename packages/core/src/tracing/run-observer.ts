@@ -5,6 +5,7 @@ import { modelName } from "../model.ts";
 import type { AgentEvent } from "../types.ts";
 import { LiveOutput, type OutputSource } from "./live-output.ts";
 import { findTracer } from "./otel.ts";
+import { providerName } from "./provider-name.ts";
 import { type Attributes, type OpenSpan, RunSpans } from "./run-spans.ts";
 import {
   type Budget,
@@ -88,7 +89,12 @@ export class RunObserver {
     const span = this.spans?.start(
       `chat ${requested}`,
       this.spans.agent.context,
-      { "gen_ai.operation.name": "chat", "gen_ai.request.model": requested, ...stepAttributes(step) },
+      {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.provider.name": providerName(model),
+        "gen_ai.request.model": requested,
+        ...stepAttributes(step),
+      },
       "client",
     );
     let reply: Reply;
@@ -113,8 +119,9 @@ export class RunObserver {
 
   /** One program in the sandbox: its span (the parent of its tool calls) and its time. */
   program(step: StepInfo & { program: string; runtime?: string; warm?: boolean }): ProgramObservation {
+    // Not a GenAI operation the conventions know: our own namespace, no gen_ai.operation.name.
     const span = this.spans?.start("execute_program", this.spans.agent.context, {
-      "gen_ai.operation.name": "execute_program",
+      "codeaction.operation.name": "execute_program",
       ...stepAttributes(step),
       "codeaction.sandbox.runtime": step.runtime,
       "codeaction.sandbox.warm": step.warm,

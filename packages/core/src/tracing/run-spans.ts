@@ -60,7 +60,7 @@ export class RunSpans {
     return {
       context: api.trace.setSpan(parent, span),
       set: (more) => span.setAttributes(defined(more)),
-      end: (error) => endSpan(api, span, error),
+      end: (error) => endSpan(api, span, error, this.#content),
     };
   }
 
@@ -80,14 +80,30 @@ export class RunSpans {
   }
 }
 
-function endSpan(api: OtelApi, span: Span, error: unknown): void {
+/**
+ * Ends a span, ok or failed. A failure's message and stack are content (a tool's error names its
+ * arguments, a run's names the program's last output): without `recordContent` the span carries
+ * the error's type and code only (`error.type`, an `exception` event with `exception.type`, the
+ * status message the type); with it, the exception as recorded by the SDK, its message bounded.
+ */
+function endSpan(api: OtelApi, span: Span, error: unknown, content: SpanContentOptions): void {
   if (error === undefined) {
     span.setStatus({ code: api.SpanStatusCode.OK });
-  } else {
-    const exception = error instanceof Error ? error : new Error(String(error));
+    span.end();
+    return;
+  }
+  const exception = error instanceof Error ? error : new Error(String(error));
+  const type = (exception as { code?: unknown }).code?.toString() ?? exception.name;
+  span.setAttribute("error.type", type);
+  if (content.recordContent) {
     span.recordException(exception);
-    span.setAttribute("error.type", (exception as { code?: unknown }).code?.toString() ?? exception.name);
-    span.setStatus({ code: api.SpanStatusCode.ERROR, message: exception.message.slice(0, 500) });
+    span.setStatus({
+      code: api.SpanStatusCode.ERROR,
+      message: exception.message.slice(0, content.maxContentChars),
+    });
+  } else {
+    span.addEvent("exception", { "exception.type": exception.name });
+    span.setStatus({ code: api.SpanStatusCode.ERROR, message: type });
   }
   span.end();
 }

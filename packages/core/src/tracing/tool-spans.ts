@@ -74,7 +74,11 @@ export function traceRefusedCall(
     "codeaction.tool.status": event.status,
     "codeaction.tool.duration_ms": Math.round(event.durationMs),
   });
-  span.end(new Error(event.error ?? `the call was not made (${event.status})`));
+  // Its type is the status (denied, unknown, ...); the message, which can name arguments, is content.
+  const refusal = Object.assign(new Error(event.error ?? `the call was not made (${event.status})`), {
+    code: event.status,
+  });
+  span.end(refusal);
 }
 
 /** An MCP request made for a tool call, as a child of that call's span (when it is traced). */

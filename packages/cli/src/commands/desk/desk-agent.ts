@@ -1,7 +1,7 @@
 import type { Agent, ModelOption, ServerSpec } from "@codeaction/core";
 import type { LoadedData } from "../../data-files/csv-tools.ts";
 import type { DataFileArgument } from "../../data-files/data-formats.ts";
-import type { ScanJob } from "../../data-files/scan-thread.ts";
+import { type ScanJob, scanInThreads } from "../../data-files/scan-thread.ts";
 import type { Progress } from "../../terminal/progress.ts";
 import { preimportFor } from "../question-options.ts";
 
@@ -30,9 +30,10 @@ export function deskAgentBuilder(settings: {
       import("@codeaction/core"),
       import("../../data-files/csv-tools.ts"),
     ]);
+    // An upload is read as `ask --file` reads a file: scanned in a worker whose memory is bounded.
     const data = await loadDataFiles(files, options.progress ?? settings.quietProgress, {
       sandbox: true,
-      ...(options.scans ? { scans: options.scans } : {}),
+      scans: options.scans ?? scanInThreads(files),
     });
     const agent = await buildAgent({
       model,
