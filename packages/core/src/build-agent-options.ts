@@ -9,6 +9,7 @@ import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/dis
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
 import { checkResumeSecret } from "./durable/run-state.ts";
+import type { UsedStates } from "./durable/used-states.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { checkServerSpecs, type ServerSpec } from "./mcp/index.ts";
 import { isModelRunnable, type ModelOption } from "./model.ts";
@@ -101,6 +102,13 @@ export type BuildAgentOptions = ObserveBuildOptions & {
    */
   resumeSecret?: string | Uint8Array;
   /**
+   * Where `agent.resume()` records the states it consumed, so that a state is resumed once: the
+   * second resume of it is refused (ResumeStateError "consumed") before anything starts. Default:
+   * this process's record. Give `createFileUsedStates(folder)` (or your own, atomic) to reach every
+   * process that resumes.
+   */
+  usedStates?: UsedStates;
+  /**
    * The shape of the answer, as LangChain's createAgent takes it: a zod schema or a JSON Schema.
    * The model is told it, the answer is parsed as JSON and checked (a mismatch is sent back to be
    * repaired, naming each path), and `result.structured` is the checked value, typed from a zod schema.
@@ -192,6 +200,13 @@ const optionsSchema = z.strictObject({
     .refine((secret) => checkResumeSecret(secret) === undefined, {
       error: (issue) => checkResumeSecret(issue.input as string) ?? "resumeSecret is too short",
     })
+    .optional(),
+  usedStates: z
+    .custom<UsedStates>(
+      (value) =>
+        typeof value === "object" && value !== null && typeof (value as UsedStates).markUsed === "function",
+      { error: "usedStates must have markUsed(nonce): Promise<boolean>" },
+    )
     .optional(),
   maxIterations: z.number().int().min(1).optional(),
   responseFormat: z

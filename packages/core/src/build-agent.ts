@@ -112,6 +112,7 @@ function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
     instructions: options.instructions,
     approval: options.approval,
     resumeSecret: options.resumeSecret,
+    usedStates: options.usedStates,
     logger: options.logger,
     networkRule: describeNetwork(manager?.config.network ?? "none"),
     answerShape: options.answerShape,

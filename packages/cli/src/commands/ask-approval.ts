@@ -1,6 +1,6 @@
 // `ask --approve` and `codeaction resume`: the terminal's approval with "later", the secret that
 // signs a kept state, and what an interrupted run prints.
-import type { ApprovalHook, InterruptedResult, ResumeDecision } from "@codeaction/core";
+import type { ApprovalHook, InterruptedResult, ResumeDecision, UsedStates } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
 import { createTerminalApproval } from "../program/terminal-approval.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
@@ -10,7 +10,13 @@ import type { AskRequest } from "./ask-arguments.ts";
 export const resumeSecretVariable = "CODEACTION_RESUME_SECRET";
 
 /** A run `codeaction resume` continues: its kept state (checked by the agent) and the decision. */
-export type ResumeRequest = { runId: string; state: unknown; decision: ResumeDecision };
+export type ResumeRequest = {
+  runId: string;
+  state: unknown;
+  decision: ResumeDecision;
+  /** Where the consumed states are recorded (beside the journal): a state is resumed once. */
+  usedStates: UsedStates;
+};
 
 /** The resume secret from the environment, or undefined when unset or empty. */
 export function resumeSecret(env: NodeJS.ProcessEnv): string | undefined {

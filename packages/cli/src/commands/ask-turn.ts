@@ -54,18 +54,13 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     void (agent?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
+  // A resumed run's record names its run from the start: a refused resume is journaled with it too.
+  if (turn.resume) record.runId = turn.resume.runId;
   try {
     agent = await build();
     turnRunning = true;
     const { resume } = turn;
-    if (resume) {
-      // The run id is recorded from the result (or an error that carries it): a state refused
-      // before the run started leaves the run waiting.
-      const { decision } = resume;
-      const approved = typeof decision === "boolean" ? decision : decision.approved;
-      const reason = typeof decision === "object" ? decision.reason : undefined;
-      record.resumed = { decision: approved ? "approved" : "denied", ...(reason ? { reason } : {}) };
-    }
+    if (resume) record.resumed = resumedOf(resume);
     const result = resume
       ? await agent.resume(resume.state, resume.decision, { signal: turnAbort.signal })
       : await runTurn(agent, request.question, {
@@ -84,6 +79,10 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
   } catch (error) {
     progress.stop();
     await failRunRecord(record, error);
+    const refusal = error as { code?: unknown; reason?: unknown };
+    if (record.resumed && refusal.code === "resume-state" && typeof refusal.reason === "string") {
+      record.resumed.refused = refusal.reason;
+    }
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
@@ -98,6 +97,15 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     progress.stop();
     await agent?.close().catch(() => undefined);
   }
+}
+
+/** What a resumed run's record says of its decision: approved or denied, the reason, the call it was about. */
+function resumedOf(resume: ResumeRequest): NonNullable<RunRecord["resumed"]> {
+  const { decision } = resume;
+  const approved = typeof decision === "boolean" ? decision : decision.approved;
+  const reason = typeof decision === "object" ? decision.reason : undefined;
+  const call = typeof decision === "object" ? decision.call : undefined;
+  return { decision: approved ? "approved" : "denied", ...(reason ? { reason } : {}), ...call };
 }
 
 /**

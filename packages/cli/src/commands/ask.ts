@@ -126,6 +126,7 @@ async function askWithSandbox(options: {
       modules: loaded,
       approval: approval?.hook,
       resumeSecret: resumeSecret(context.env),
+      usedStates: resume?.usedStates,
     });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
-import type { ResumeDecision } from "@codeaction/core";
+import { createFileUsedStates, type ResumeDecision } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { readJournal } from "../journal/read-journal.ts";
+import { bindDecision, checkJournalChain, checkKeptState } from "../journal/resume-check.ts";
 import { holdResumeLock } from "../journal/resume-lock.ts";
 import { findWaitingRun } from "../journal/resume-record.ts";
 import { askCommand } from "./ask.ts";
@@ -52,7 +53,8 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
       message: "--no-journal cannot be used: the resumed run is journaled so that it is resumed once",
     });
   }
-  if (resumeSecret(context.env) === undefined) {
+  const secret = resumeSecret(context.env);
+  if (secret === undefined) {
     throw new CliError(
       `codeaction resume needs ${resumeSecretVariable}: set it to the key the run's state was signed with when ask kept it (the same value as then). Without it the state cannot be checked, and a forged state could make the program believe any tool result.`,
       { code: "resume-secret" },
@@ -62,12 +64,16 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
   // Held from before the journal is read until the resumed run is journaled: one resume at a time.
   const release = await holdResumeLock(journal, runId);
   try {
-    const { lines } = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
-    const run = findWaitingRun(lines, runId, journal);
+    const read = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
+    checkJournalChain(read, journal, context.env);
+    const run = findWaitingRun(read.lines, runId, journal);
+    // The state is checked (signature, run id) before any option is: nothing else is worth doing first.
+    const state = checkKeptState(run.state, runId, secret);
     return await askCommand([...askArgs, "--", run.question ?? ""], context, {
       runId,
-      state: run.state,
-      decision,
+      state,
+      decision: bindDecision(state, decision, context),
+      usedStates: createFileUsedStates(`${journal}.used-states`),
     });
   } finally {
     await release();

@@ -38,6 +38,8 @@ export function createTerminalApproval(
     });
   let queue: Promise<unknown> = Promise.resolve();
   const hook: ApprovalHook = (call) => {
+    // A resumed run's pending call: the decision was given to codeaction resume, not asked again.
+    if (call.resumeDecision === "approved") return true;
     const { later } = options;
     const question = `allow ${escapeForTerminal(call.tool, { keepNewlines: false })} ${previewJson(call.args)}? [y/N${later ? "/later" : ""}] `;
     const asked = queue.then(async () => {

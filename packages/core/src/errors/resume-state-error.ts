@@ -11,7 +11,15 @@ const symbol = Symbol.for(marker);
  */
 export class ResumeStateError extends CodeActionError {
   protected readonly [symbol] = true;
-  readonly reason: "malformed" | "unsigned" | "bad-signature" | "no-secret" | "mismatch" | "unavailable";
+  readonly reason:
+    | "malformed"
+    | "unsigned"
+    | "bad-signature"
+    | "no-secret"
+    | "mismatch"
+    | "unavailable"
+    | "consumed"
+    | "decision-mismatch";
 
   constructor(options: { reason: ResumeStateError["reason"]; message: string; cause?: unknown }) {
     super(options.message, { code, cause: options.cause });
