@@ -25,6 +25,8 @@ export async function chooseModel(options: {
   env: NodeJS.ProcessEnv;
   /** The command's folder: a relative --replay is its, and the shipped recording is named relative to it. */
   cwd: string;
+  /** `codeaction resume` of this run: its hints speak of resume, not of a first ask. */
+  resuming?: string;
 }): Promise<ModelChoice> {
   if (options.replay !== undefined) {
     const file = resolve(options.cwd, options.replay);
@@ -37,6 +39,8 @@ export async function chooseModel(options: {
     try {
       await access(file);
     } catch (error) {
+      if (options.resuming !== undefined)
+        throw resumeModelError(options.resuming, `the replay file ${options.replay} does not exist`, error);
       throw new CliError(
         `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath(options.cwd)}.`,
         { code: "replay-missing", cause: error },
@@ -55,7 +59,17 @@ export async function chooseModel(options: {
     const baseUrl = options.env.OPENAI_BASE_URL?.trim();
     return { kind: "live", model: qualified, ...(baseUrl ? { baseUrl } : {}) };
   }
+  if (options.resuming !== undefined)
+    throw resumeModelError(options.resuming, "no model is given (no --replay, no OPENAI_API_KEY)");
   throw new ModelMissingError({ cwd: options.cwd });
+}
+
+/** A resume without the model its run was asked with: the hint is the ask's own options, not a first run. */
+function resumeModelError(runId: string, problem: string, cause?: unknown): CliError {
+  return new CliError(
+    `codeaction resume ${runId}: ${problem}. The resumed program runs without a model call, but a failed program is repaired by the model, so resume takes the model options run ${runId} was asked with: pass the same --replay FILE, or --model with its key (OPENAI_API_KEY for OpenAI), as that codeaction ask (or chat) had.`,
+    { code: "model-missing", ...(cause === undefined ? {} : { cause }) },
+  );
 }
 
 /** One line for stderr: which model answers. */

@@ -128,4 +128,53 @@ describe("codeaction resume binds the approval to the run it names", () => {
     expect(again.stderr).toMatch(/was resumed already \(a state is used once/);
     expect(await readFile(run.ledger, "utf8")).toBe("lookup ada\ncharge_card ada 100\n");
   });
+
+  it("rough edges (issue 43, 4): the state is checked before any hint, the hints are resume's, a refused resume is journaled with its run id and leaves the run waiting, the reason reaches the program", async () => {
+    const env = { CODEACTION_RESUME_SECRET: secret };
+    const run = await laterRun({ parent: folder, name: "edges", amount: 100, env });
+    expect(run.asked.exitCode, run.asked.output).toBe(3);
+    const [waiting] = await records(run.cwd);
+    const runId = waiting!.runId;
+    // No model options and another key: the signature is what is wrong, and it is said first.
+    const otherKey = await runCli(["resume", runId, "--deny"], {
+      cwd: run.cwd,
+      env: { CODEACTION_RESUME_SECRET: randomBytes(32).toString("hex") },
+    });
+    expect(otherKey.exitCode).toBe(1);
+    expect(otherKey.stderr).toMatch(/signature does not match/);
+    expect(otherKey.stderr).not.toMatch(/--replay/);
+    // The right key, no model options: the hint is written for resume.
+    const noModel = await runCli(["resume", runId, "--deny"], { cwd: run.cwd, env });
+    expect(noModel.exitCode).toBe(1);
+    expect(noModel.stderr).toContain(`codeaction resume ${runId}: no model is given`);
+    expect(noModel.stderr).not.toContain("first-run");
+    // Without the ledger server the program's tools differ: refused before it starts, journaled with its run id.
+    const [, replay] = run.options.slice(2);
+    const otherTools = await runCli(["resume", runId, "--approve", "--replay", replay!], {
+      cwd: run.cwd,
+      env,
+    });
+    expect(otherTools.exitCode).toBe(1);
+    expect(otherTools.stderr).toMatch(/written against other tools/);
+    const [, refused] = await records(run.cwd);
+    expect(refused).toMatchObject({
+      runId,
+      status: "failed",
+      resumed: { decision: "approved", refused: "mismatch" },
+    });
+    // The run still waits; denied with a reason, the program sees it, and so does the record.
+    const denied = await runCli(["resume", runId, "--deny", "--reason", "over budget", ...run.options], {
+      cwd: run.cwd,
+      env,
+    });
+    expect(denied.exitCode, denied.stderr).toBe(0);
+    expect(denied.stdout.trim()).toBe("not charged: over budget");
+    const [, , resumedRecord] = await records(run.cwd);
+    expect(resumedRecord).toMatchObject({
+      runId,
+      status: "ok",
+      resumed: { decision: "denied", reason: "over budget" },
+    });
+    expect(await readFile(run.ledger, "utf8")).toBe("lookup ada\n");
+  });
 });

@@ -46,6 +46,7 @@ export async function askCommand(
     replay: values.replay,
     env: context.env,
     cwd: context.cwd,
+    ...(resume ? { resuming: resume.runId } : {}),
   });
   // The sandbox's container starts in a worker thread now, while LangChain and the data load here
   // (not when a data file is missing: that error comes next, and needs no container).
