@@ -14,9 +14,11 @@ import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
 export const resumeHelp = `Usage: codeaction resume RUN_ID (--approve | --deny [--reason TEXT]) [ask's options]
 
 Continues a run that \`codeaction ask --approve\` (or a turn of \`codeaction chat --approve\`)
-stopped when "later" was answered: the run's
-state is read from the journal and checked with ${resumeSecretVariable} (the key it was signed
-with), its program runs again in a fresh sandbox with no model call, the calls it made before are
+stopped when "later" was answered. First the journal's chain is verified (every record must
+carry its HMAC when CODEACTION_JOURNAL_KEY is set), the run's state is checked with
+${resumeSecretVariable} (the key it was signed with) and must be signed for RUN_ID, and the call
+that waits is printed from the signed state; the state is then recorded as used (a state is
+resumed once). Its program runs again in a fresh sandbox with no model call, the calls it made before are
 answered from its log (no tool is called twice), and the call that waited gets the decision:
 --approve makes it, --deny raises ToolDenied in the program. From there the program runs live
 (further calls are asked on the terminal, as with --approve). The answer is printed as ask prints

@@ -6,7 +6,8 @@ const symbol = Symbol.for(marker);
 
 /**
  * A run state (or run record) was refused before anything started: it is not one this version
- * wrote, its signature is missing or wrong, or it does not fit the agent resuming it. `reason` says
+ * wrote, its signature is missing or wrong, it was consumed already, its decision was made about
+ * another call, or it does not fit the agent resuming it. `reason` says
  * which; the message says what to do.
  */
 export class ResumeStateError extends CodeActionError {
