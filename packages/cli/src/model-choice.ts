@@ -80,3 +80,11 @@ export function describeModelChoice(choice: ModelChoice): string {
   // OPENAI_BASE_URL can hold credentials or a key in its query string: not on the screen either.
   return `model: ${choice.model}${choice.baseUrl ? ` at ${redactUrls(choice.baseUrl)}` : ""} (live)`;
 }
+
+/** Where a choice's calls go, for error messages: the base URL (redacted), the provider's API, or the replay file. */
+export function modelPlace(choice: ModelChoice): string {
+  if (choice.kind === "replay") return `the replay file ${choice.file}`;
+  if (choice.baseUrl) return redactUrls(choice.baseUrl);
+  const provider = choice.model.slice(0, choice.model.indexOf(":"));
+  return provider === "openai" ? "https://api.openai.com/v1" : `the ${provider} API`;
+}

@@ -70,6 +70,12 @@ export type BuildAgentOptions = ObserveBuildOptions & {
    * withFallbacks, withConfig).
    */
   model: ModelOption;
+  /**
+   * Seconds one model call may take, for a model given as a "<provider>:<model>" string (default 90):
+   * past it the call fails as a timeout (the provider's client's error) instead of waiting for a
+   * provider that never answers. A chat model instance you build keeps its own timeout.
+   */
+  modelTimeout?: number;
   /** "tools" (default): a tool-calling loop. "code-action": one Python program per turn in a container. */
   pattern?: "code-action" | "tools";
   /**
@@ -161,6 +167,7 @@ const isTool = (value: unknown) =>
 
 const optionsSchema = z.strictObject({
   model: modelSchema,
+  modelTimeout: z.number().positive({ error: "modelTimeout is in seconds, above 0 (default 90)" }).optional(),
   pattern: z
     .enum(["code-action", "tools"], {
       error: (issue) => `pattern must be "code-action" or "tools", got ${JSON.stringify(issue.input)}`,

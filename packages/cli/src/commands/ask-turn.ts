@@ -6,7 +6,7 @@ import { CliError } from "../errors/cli-error.ts";
 import { appendToJournal } from "../journal/append.ts";
 import { attachReplay } from "../journal/replay-record.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
-import { explainModelFailure } from "../model-failure.ts";
+import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import {
   completeRunRecord,
@@ -36,6 +36,8 @@ export type AskTurn = {
   started: number;
   /** `codeaction resume`: the kept run this turn continues instead of asking the model. */
   resume?: ResumeRequest | undefined;
+  /** What a failed model call is explained with (its tries, its timeout, where it went). */
+  modelCall: ModelCallSettings;
 };
 
 /**
@@ -86,7 +88,7 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
-    if (!turnAbort.signal.aborted) throw explainModelFailure(error, request.retries);
+    if (!turnAbort.signal.aborted) throw explainModelFailure(error, turn.modelCall);
     throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
       exitCode: 130,

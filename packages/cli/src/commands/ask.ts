@@ -6,7 +6,7 @@ import type { CliContext } from "../context.ts";
 import { type DataFileArgument, dataFileArguments } from "../data-files/data-formats.ts";
 import { type ScanJob, scanInThreads } from "../data-files/scan-thread.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
+import { chooseModel, describeModelChoice, type ModelChoice, modelPlace } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
 import { createRunRecord } from "../run-record.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
@@ -109,7 +109,13 @@ async function askWithSandbox(options: {
     servers: serverCommandLines(values.server ?? [], servers),
   });
   const started = performance.now();
-  const turn = { request, context, progress, record, journalPath, started, resume };
+  const modelCall = {
+    retries: request.retries,
+    timeoutSeconds: request.modelTimeout,
+    place: modelPlace(modelChoice),
+    ...(values.model ? { model: values.model } : {}),
+  };
+  const turn = { request, context, progress, record, journalPath, started, resume, modelCall };
   const approval = terminalApprovalFor(request, context, {
     journaled: journalPath !== undefined,
     resuming: resume !== undefined,
@@ -171,6 +177,7 @@ function beginLoading(options: {
     onRetry: (line) => progress.note(`codeaction: ${line}`),
     env: context.env,
     wait: context.wait,
+    timeoutSeconds: request.modelTimeout,
   });
   for (const pending of [modules, modelLoad]) pending.catch(() => {});
   return { progress, modules, modelLoad };

@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../arguments.ts";
-import { questionOptions, retriesOption } from "../commands/question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption } from "../commands/question-options.ts";
 import type { CliContext } from "../context.ts";
 import { dataFileArguments, supportedExtensions } from "../data-files/data-formats.ts";
 import { scanInThreads } from "../data-files/scan-thread.ts";
@@ -38,6 +38,7 @@ Options:
   --image NAME              the sandbox image
   --model M, --replay FILE  the model, as for codeaction ask
   --retries N               try a failed model call again up to N times (default 2; 0 for never)
+  --model-timeout S         seconds one model call may take (default 90)
   --uploads DIR             where files dropped on the page go (default ./${defaultUploadFolder});
                             the data files in it join the desk's at the start
   --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
@@ -111,6 +112,7 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
     wait: context.wait,
+    timeoutSeconds: modelTimeoutOption("desk", values["model-timeout"]),
   });
   const buildAgent = deskAgentBuilder({
     model,
