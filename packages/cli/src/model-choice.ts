@@ -4,6 +4,7 @@ import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
 import { redactUrls } from "./journal/redact.ts";
+import type { ModelCallSettings } from "./model-failure.ts";
 import { firstRunReplayPath } from "./shipped-replay.ts";
 
 /** The live model `ask` uses when OPENAI_API_KEY is set and no --model is given. */
@@ -87,4 +88,13 @@ export function modelPlace(choice: ModelChoice): string {
   if (choice.baseUrl) return redactUrls(choice.baseUrl);
   const provider = choice.model.slice(0, choice.model.indexOf(":"));
   return provider === "openai" ? "https://api.openai.com/v1" : `the ${provider} API`;
+}
+
+/** What a failed model call of `choice` is explained with: its tries, its timeout, where it went, its name. */
+export function modelCallSettings(
+  choice: ModelChoice,
+  options: { retries: number; timeoutSeconds: number; model?: string | undefined },
+): ModelCallSettings {
+  const { retries, timeoutSeconds, model } = options;
+  return { retries, timeoutSeconds, place: modelPlace(choice), ...(model ? { model } : {}) };
 }

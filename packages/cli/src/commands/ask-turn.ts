@@ -6,6 +6,7 @@ import { CliError } from "../errors/cli-error.ts";
 import { appendToJournal } from "../journal/append.ts";
 import { attachReplay } from "../journal/replay-record.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
+import { type ModelChoice, modelCallSettings } from "../model-choice.ts";
 import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import {
@@ -36,9 +37,23 @@ export type AskTurn = {
   started: number;
   /** `codeaction resume`: the kept run this turn continues instead of asking the model. */
   resume?: ResumeRequest | undefined;
-  /** What a failed model call is explained with (its tries, its timeout, where it went). */
-  modelCall: ModelCallSettings;
 };
+
+/** What a failed model call of this turn is explained with: its tries, its timeout, where it went. */
+function modelCallOf(turn: AskTurn): ModelCallSettings {
+  const { request, record } = turn;
+  const { model } = record;
+  const choice: ModelChoice =
+    model.kind === "replay"
+      ? model
+      : { kind: "live", model: model.name, ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}) };
+  const options = {
+    retries: request.retries,
+    timeoutSeconds: request.modelTimeout,
+    model: request.values.model,
+  };
+  return modelCallSettings(choice, options);
+}
 
 /**
  * Builds the agent and runs the turn, Ctrl-C aware: during the turn it cancels it (the run record
@@ -88,7 +103,7 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
-    if (!turnAbort.signal.aborted) throw explainModelFailure(error, turn.modelCall);
+    if (!turnAbort.signal.aborted) throw explainModelFailure(error, modelCallOf(turn));
     throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
       exitCode: 130,

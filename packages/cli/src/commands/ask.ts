@@ -6,7 +6,7 @@ import type { CliContext } from "../context.ts";
 import { type DataFileArgument, dataFileArguments } from "../data-files/data-formats.ts";
 import { type ScanJob, scanInThreads } from "../data-files/scan-thread.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { chooseModel, describeModelChoice, type ModelChoice, modelPlace } from "../model-choice.ts";
+import { chooseModel, describeModelChoice, type ModelChoice } from "../model-choice.ts";
 import { loadModel } from "../model-load.ts";
 import { createRunRecord } from "../run-record.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
@@ -109,13 +109,7 @@ async function askWithSandbox(options: {
     servers: serverCommandLines(values.server ?? [], servers),
   });
   const started = performance.now();
-  const modelCall = {
-    retries: request.retries,
-    timeoutSeconds: request.modelTimeout,
-    place: modelPlace(modelChoice),
-    ...(values.model ? { model: values.model } : {}),
-  };
-  const turn = { request, context, progress, record, journalPath, started, resume, modelCall };
+  const turn = { request, context, progress, record, journalPath, started, resume };
   const approval = terminalApprovalFor(request, context, {
     journaled: journalPath !== undefined,
     resuming: resume !== undefined,

@@ -11,7 +11,7 @@ import { dataFileArguments } from "../data-files/data-formats.ts";
 import { scanInThreads } from "../data-files/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { chooseModel, describeModelChoice, modelPlace } from "../model-choice.ts";
+import { chooseModel, describeModelChoice, modelCallSettings } from "../model-choice.ts";
 import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { loadModel } from "../model-load.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
@@ -80,8 +80,6 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command, context.cwd);
-  const retries = retriesOption(command, values.retries);
-  const timeoutSeconds = modelTimeoutOption(command, values["model-timeout"]);
   const modelChoice = await chooseModel({
     model: values.model,
     replay: values.replay,
@@ -101,15 +99,13 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const csv = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   progress.update("checking the Docker sandbox");
-  const model = await loadModel(modelChoice, {
-    retries,
-    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
-    env: context.env,
-    wait: context.wait,
-    timeoutSeconds,
+  const modelCall = modelCallSettings(modelChoice, {
+    retries: retriesOption(command, values.retries),
+    timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+    model: values.model,
   });
-  const place = modelPlace(modelChoice);
-  const modelCall = { retries, timeoutSeconds, place, ...(values.model ? { model: values.model } : {}) };
+  const onRetry = (line: string) => context.stderr.write(`codeaction: ${line}\n`);
+  const model = await loadModel(modelChoice, { ...modelCall, onRetry, env: context.env, wait: context.wait });
   const approval = chatApproval(values, context, {
     model: modelChoice,
     pattern: "code-action",

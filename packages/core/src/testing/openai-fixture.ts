@@ -51,13 +51,7 @@ export async function startOpenAIFixture(options: {
     }
     if (failures && failed < (failures.count ?? Number.POSITIVE_INFINITY)) {
       failed += 1;
-      const error = {
-        message: "The server had an error while processing your request.",
-        type: "server_error",
-        param: null,
-        code: null,
-      };
-      sendJson(response, failures.status, { error }, failures.headers);
+      sendFailure(response, failures);
       return;
     }
     if (request.method !== "POST" || !path.endsWith("/chat/completions")) {
@@ -83,6 +77,20 @@ export async function startOpenAIFixture(options: {
 
   const server = await listenOnLoopback(handle, (response, message) => sendError(response, 500, message));
   return { baseURL: `http://127.0.0.1:${server.port}/v1`, requests, close: server.close };
+}
+
+/** OpenAI's error body with `failures.status` (and its headers): a provider that is down or busy. */
+function sendFailure(
+  response: ServerResponse,
+  failures: { status: number; headers?: Record<string, string> },
+) {
+  const error = {
+    message: "The server had an error while processing your request.",
+    type: "server_error",
+    param: null,
+    code: null,
+  };
+  sendJson(response, failures.status, { error }, failures.headers);
 }
 
 /** The `number`th reply, as one chat.completion or streamed as the request asks. */
