@@ -167,7 +167,6 @@ const isTool = (value: unknown) =>
 
 const optionsSchema = z.strictObject({
   model: modelSchema,
-  modelTimeout: z.number().positive({ error: "modelTimeout is in seconds, above 0 (default 90)" }).optional(),
   pattern: z
     .enum(["code-action", "tools"], {
       error: (issue) => `pattern must be "code-action" or "tools", got ${JSON.stringify(issue.input)}`,
@@ -215,6 +214,7 @@ const optionsSchema = z.strictObject({
       { error: "usedStates must have markUsed(nonce): Promise<boolean>" },
     )
     .optional(),
+  modelTimeout: z.number().positive({ error: "modelTimeout is in seconds, above 0 (default 90)" }).optional(),
   maxIterations: z.number().int().min(1).optional(),
   responseFormat: z
     .custom<ResponseFormat>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {
