@@ -2,7 +2,7 @@
 // signs a kept state, and what an interrupted run prints.
 import type { ApprovalHook, InterruptedResult, ResumeDecision, UsedStates } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
-import { createTerminalApproval } from "../program/terminal-approval.ts";
+import { createTerminalApproval, type QuestionHold } from "../program/terminal-approval.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import type { AskRequest } from "./ask-arguments.ts";
 
@@ -32,16 +32,17 @@ export function resumeSecret(env: NodeJS.ProcessEnv): string | undefined {
 export function terminalApprovalFor(
   request: AskRequest,
   context: CliContext,
-  options: { journaled: boolean; resuming: boolean },
+  options: { journaled: boolean; resuming: boolean; progress: QuestionHold },
 ): { hook: ApprovalHook; close(): void } | undefined {
   if (request.values.approve !== true && !options.resuming) return undefined;
-  if (request.pattern !== "code-action") return createTerminalApproval(context.stderr);
+  const { progress } = options;
+  if (request.pattern !== "code-action") return createTerminalApproval(context.stderr, { progress });
   const unavailable = !options.journaled
     ? 'codeaction: "later" keeps the run in the journal, and --no-journal is set: answer y or n'
     : resumeSecret(context.env) === undefined
       ? `codeaction: "later" needs ${resumeSecretVariable} set: the key (at least 16 bytes, e.g. openssl rand -hex 32) that signs the kept state, the same for codeaction resume; answer y or n`
       : undefined;
-  return createTerminalApproval(context.stderr, { later: unavailable ? { unavailable } : {} });
+  return createTerminalApproval(context.stderr, { later: unavailable ? { unavailable } : {}, progress });
 }
 
 /** What an interrupted run prints on stderr: the call that waits, and the command that continues it. */

@@ -113,6 +113,7 @@ async function askWithSandbox(options: {
   const approval = terminalApprovalFor(request, context, {
     journaled: journalPath !== undefined,
     resuming: resume !== undefined,
+    progress,
   });
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
