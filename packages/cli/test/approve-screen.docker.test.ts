@@ -78,4 +78,45 @@ describe("ask --approve in a terminal, read from the screen", () => {
     expect(screen()).toContain("r-ada-42");
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
   });
+
+  it("chat --approve: the question stays on screen while it waits, and the session goes on", async () => {
+    const cwd = await mkdtemp(join(folder, "chat-"));
+    const ledger = join(cwd, "ledger.txt");
+    await writeFile(ledger, "");
+    const replay = join(cwd, "replies.json");
+    await writeFile(replay, JSON.stringify({ replies: [`\`\`\`python\n${chargeProgram(42)}\`\`\``] }));
+    const command = [
+      process.execPath,
+      binPath,
+      "chat",
+      "--approve",
+      "--server",
+      `node ${ledgerServer} ${ledger}`,
+    ]
+      .concat(["--replay", replay])
+      .map(quote)
+      .join(" ");
+    const shell = `cd ${quote(cwd)} && env -u OPENAI_API_KEY ${command}; echo "EXITED $?"; sleep 60`;
+    tmux("new-session", "-d", "-x", "160", "-y", "40", "-s", "chat", shell);
+    const chatScreen = () => tmux("capture-pane", "-p", "-t", "chat");
+
+    await expect.poll(chatScreen, { timeout: 90_000, interval: 200 }).toMatch(/^\?\s*$/m);
+    tmux("send-keys", "-t", "chat", "Charge Ada.", "Enter");
+    const question = 'allow lookup {"customer":"ada"}? [y/N/later]';
+    await expect.poll(chatScreen, { timeout: 90_000, interval: 200 }).toContain(question);
+    await sleep(1500);
+    expect(chatScreen()).toContain(question);
+    expect(chatScreen()).toContain("codeaction: waiting for your answer (y, n or later; Enter: n):");
+    tmux("send-keys", "-t", "chat", "y", "Enter");
+    await expect
+      .poll(chatScreen, { timeout: 60_000, interval: 200 })
+      .toMatch(/allow charge_card .*\[y\/N\/later\]/);
+    await sleep(1500);
+    expect(chatScreen()).toMatch(/allow charge_card .*\[y\/N\/later\]/);
+    tmux("send-keys", "-t", "chat", "y", "Enter");
+    await expect.poll(chatScreen, { timeout: 60_000, interval: 200 }).toContain("r-ada-42");
+    tmux("send-keys", "-t", "chat", "/exit", "Enter");
+    await expect.poll(chatScreen, { timeout: 30_000, interval: 200 }).toContain("EXITED 0");
+    expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
+  });
 });
