@@ -79,7 +79,9 @@ describe("ask --approve in a terminal, read from the screen", () => {
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
   });
 
-  it("chat --approve: the question stays on screen while it waits, and the session goes on", async () => {
+  // chat already stopped its spinner before a question (and nothing redraws it meanwhile); what is
+  // new there is the line saying an answer is awaited and the question asked again.
+  it("chat --approve: the question and a line saying it waits stay on screen, an answer that is not one is asked again", async () => {
     const cwd = await mkdtemp(join(folder, "chat-"));
     const ledger = join(cwd, "ledger.txt");
     await writeFile(ledger, "");
@@ -107,6 +109,9 @@ describe("ask --approve in a terminal, read from the screen", () => {
     await sleep(1500);
     expect(chatScreen()).toContain(question);
     expect(chatScreen()).toContain("codeaction: waiting for your answer (y, n or later; Enter: n):");
+    tmux("send-keys", "-t", "chat", "maybe", "Enter");
+    await expect.poll(chatScreen, { timeout: 30_000, interval: 200 }).toContain('"maybe" is not an answer');
+    expect(chatScreen().split(question)).toHaveLength(3);
     tmux("send-keys", "-t", "chat", "y", "Enter");
     await expect
       .poll(chatScreen, { timeout: 60_000, interval: 200 })
