@@ -33,6 +33,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "docker:packages/cli/test/desk-cards.docker.test.ts": 32,
   "docker:packages/sandbox/src/prelaunch/prelaunch.docker.test.ts": 32,
   "docker:tests/durable/resume.docker.test.ts": 30,
+  "docker:packages/cli/test/resume-binding.docker.test.ts": 35,
   "security:tests/security/host-bounds.test.ts": 30,
   "docker:packages/sandbox/src/network/egress-proxy.docker.test.ts": 27,
   "security:tests/security/filesystem.test.ts": 24,

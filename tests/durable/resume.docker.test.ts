@@ -23,15 +23,17 @@ type Outcome = {
   made?: { sequence: number; tool: string; args: string };
   logged?: { sequence: number; tool: string; args: string };
   message?: string;
+  outcomes?: string[];
+  warnings: string[];
   calls: { lookup: number; charge_card: number };
   containersAsked: number;
   containersLeft: number;
 };
 
-function runChild(args: string[], key = secret): Promise<Outcome> {
+function runChild(args: string[], key = secret, env: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve, reject) => {
     const process_ = spawn(process.execPath, [child, ...args], {
-      env: { ...process.env, DURABLE_TEST_SECRET: key },
+      env: { ...process.env, DURABLE_TEST_SECRET: key, ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -121,6 +123,25 @@ describe("approve later, resume in another process", () => {
       containersAsked: 0,
     });
     expect(otherKey.calls).toEqual({ lookup: 0, charge_card: 0 });
+  });
+});
+
+describe("a state is resumed once (issue 45, Medium 5)", () => {
+  it("two resumes of one state at once in one process: one runs, the other is refused; charge_card is made once", async () => {
+    const stateFile = await interrupted("plain");
+    const twice = await runChild(["resume-twice", stateFile, "true"]);
+    expect(twice.outcomes).toEqual(["ResumeStateError: consumed", "answered"]);
+    expect(twice.calls).toEqual({ lookup: 0, charge_card: 1 });
+  });
+
+  it("an agent without resumeSecret warns once, when it makes its first unsigned state", async () => {
+    const stateFile = join(folder, "unsigned.json");
+    const first = await runChild(["interrupt", stateFile, "plain"], secret, { DURABLE_TEST_NO_SECRET: "1" });
+    expect(first.status).toBe("interrupted");
+    expect(first.warnings).toHaveLength(1);
+    expect(first.warnings[0]).toMatch(/^CODEACTION_UNSIGNED_STATE: .*no resumeSecret.*unsigned/);
+    const signed = await runChild(["interrupt", join(folder, "signed.json"), "plain"]);
+    expect(signed.warnings).toEqual([]);
   });
 });
 

@@ -4,6 +4,7 @@ import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
 import { redactUrls } from "./journal/redact.ts";
+import type { ModelCallSettings } from "./model-failure.ts";
 import { firstRunReplayPath } from "./shipped-replay.ts";
 
 /** The live model `ask` uses when OPENAI_API_KEY is set and no --model is given. */
@@ -25,6 +26,8 @@ export async function chooseModel(options: {
   env: NodeJS.ProcessEnv;
   /** The command's folder: a relative --replay is its, and the shipped recording is named relative to it. */
   cwd: string;
+  /** `codeaction resume` of this run: its hints speak of resume, not of a first ask. */
+  resuming?: string;
 }): Promise<ModelChoice> {
   if (options.replay !== undefined) {
     const file = resolve(options.cwd, options.replay);
@@ -37,6 +40,8 @@ export async function chooseModel(options: {
     try {
       await access(file);
     } catch (error) {
+      if (options.resuming !== undefined)
+        throw resumeModelError(options.resuming, `the replay file ${options.replay} does not exist`, error);
       throw new CliError(
         `The replay file ${options.replay} does not exist. Pass the path of a recording ({"replies": [...]}), such as the one codeaction ships: ${firstRunReplayPath(options.cwd)}.`,
         { code: "replay-missing", cause: error },
@@ -55,7 +60,17 @@ export async function chooseModel(options: {
     const baseUrl = options.env.OPENAI_BASE_URL?.trim();
     return { kind: "live", model: qualified, ...(baseUrl ? { baseUrl } : {}) };
   }
+  if (options.resuming !== undefined)
+    throw resumeModelError(options.resuming, "no model is given (no --replay, no OPENAI_API_KEY)");
   throw new ModelMissingError({ cwd: options.cwd });
+}
+
+/** A resume without the model its run was asked with: the hint is the ask's own options, not a first run. */
+function resumeModelError(runId: string, problem: string, cause?: unknown): CliError {
+  return new CliError(
+    `codeaction resume ${runId}: ${problem}. The resumed program runs without a model call, but a failed program is repaired by the model, so resume takes the model options run ${runId} was asked with: pass the same --replay FILE, or --model with its key (OPENAI_API_KEY for OpenAI), as that codeaction ask (or chat) had.`,
+    { code: "model-missing", ...(cause === undefined ? {} : { cause }) },
+  );
 }
 
 /** One line for stderr: which model answers. */
@@ -65,4 +80,21 @@ export function describeModelChoice(choice: ModelChoice): string {
   }
   // OPENAI_BASE_URL can hold credentials or a key in its query string: not on the screen either.
   return `model: ${choice.model}${choice.baseUrl ? ` at ${redactUrls(choice.baseUrl)}` : ""} (live)`;
+}
+
+/** Where a choice's calls go, for error messages: the base URL (redacted), the provider's API, or the replay file. */
+export function modelPlace(choice: ModelChoice): string {
+  if (choice.kind === "replay") return `the replay file ${choice.file}`;
+  if (choice.baseUrl) return redactUrls(choice.baseUrl);
+  const provider = choice.model.slice(0, choice.model.indexOf(":"));
+  return provider === "openai" ? "https://api.openai.com/v1" : `the ${provider} API`;
+}
+
+/** What a failed model call of `choice` is explained with: its tries, its timeout, where it went, its name. */
+export function modelCallSettings(
+  choice: ModelChoice,
+  options: { retries: number; timeoutSeconds: number; model?: string | undefined },
+): ModelCallSettings {
+  const { retries, timeoutSeconds, model } = options;
+  return { retries, timeoutSeconds, place: modelPlace(choice), ...(model ? { model } : {}) };
 }

@@ -9,9 +9,41 @@ export type ModelRetryNotice = {
   delayMs: number;
 };
 
+/** What a failed model call is explained with: the tries it had, its timeout, where it went. */
+export type ModelCallSettings = {
+  retries: number;
+  /** Seconds one call may take (--model-timeout). */
+  timeoutSeconds: number;
+  /** Where the calls went, for messages: the base URL (redacted) or the provider's API. */
+  place: string;
+  /** The model's name as given (--model), for a 404. */
+  model?: string;
+};
+
 /** The wait before retry `retry` (from 1): 1 s, 2 s, 4 s, ... at most 30 s. */
 export function retryDelayMs(retry: number): number {
   return Math.min(1000 * 2 ** (retry - 1), 30_000);
+}
+
+/** The longest wait a provider's Retry-After is followed for (a longer one is cut to this). */
+export const maximumRetryAfterMs = 60_000;
+
+/**
+ * The wait a provider asked for with `Retry-After` (seconds, or an HTTP date), at most
+ * `maximumRetryAfterMs`; undefined when the error carries none.
+ */
+export function retryAfterMs(error: unknown, now = Date.now()): number | undefined {
+  const headers = (error as { headers?: unknown } | undefined)?.headers;
+  let value: unknown;
+  if (headers && typeof (headers as Headers).get === "function")
+    value = (headers as Headers).get("retry-after");
+  else if (headers && typeof headers === "object")
+    value = (headers as Record<string, unknown>)["retry-after"];
+  if (typeof value !== "string" || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  const milliseconds = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(value) - now;
+  if (!Number.isFinite(milliseconds)) return undefined;
+  return Math.min(Math.max(Math.round(milliseconds), 0), maximumRetryAfterMs);
 }
 
 /** The HTTP status a provider's error carries, when it has one. */
@@ -20,7 +52,48 @@ export function httpStatus(error: unknown): number | undefined {
   return typeof status === "number" ? status : undefined;
 }
 
-const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EAI_AGAIN", "EPIPE"]);
+const connectionCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EAI_AGAIN",
+  "EPIPE",
+  "ENOTFOUND",
+]);
+
+/** The errors from `error` down its causes (at most 5). */
+function chain(error: unknown): Error[] {
+  const errors: Error[] = [];
+  for (let current = error; current instanceof Error && errors.length < 5; current = current.cause) {
+    errors.push(current);
+  }
+  return errors;
+}
+
+/** Whether the call ended because the model did not answer in time (the client's timeout). */
+export function isTimeout(error: unknown): boolean {
+  return chain(error).some(
+    (current) =>
+      current.name === "TimeoutError" ||
+      /Timeout/.test(current.constructor.name) ||
+      /^Request timed out/.test(current.message),
+  );
+}
+
+/** The network error code under a call that reached no server (ECONNREFUSED, ENOTFOUND, ...). */
+export function connectionFailure(error: unknown): string | undefined {
+  const errors = chain(error);
+  // fetch's "fetch failed" holds the socket's error, or an AggregateError of one per address tried.
+  const inner = errors.flatMap((current) => [current, ...((current as { errors?: unknown[] }).errors ?? [])]);
+  for (const current of inner) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && connectionCodes.has(code)) return code;
+  }
+  const connection = errors.some(
+    (current) => /Connection/.test(current.constructor.name) && !isTimeout(current),
+  );
+  return connection ? "no connection" : undefined;
+}
 
 /**
  * Whether another try may go better: an HTTP 408, 409, 429 or 5xx, or no answer at all (a refused
@@ -29,55 +102,74 @@ const connectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EAI
 export function isRetryable(error: unknown): boolean {
   const status = httpStatus(error);
   if (status !== undefined) return status === 408 || status === 409 || status === 429 || status >= 500;
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string" && connectionCodes.has(code)) return true;
-    if (/Connection|Timeout/.test(current.constructor.name)) return true;
-    current = current.cause;
-  }
-  return false;
+  return isTimeout(error) || connectionFailure(error) !== undefined;
 }
 
 /** "the model answered HTTP 500; retry 2 of 3 in 4 s", for the progress lines. */
 export function describeRetry(notice: ModelRetryNotice): string {
   const status = httpStatus(notice.error);
-  const what =
-    status === undefined
-      ? `the model could not be reached (${firstLine(notice.error)})`
-      : `the model answered HTTP ${status}`;
+  const what = isTimeout(notice.error)
+    ? "the model did not answer in time"
+    : status === undefined
+      ? `the model could not be reached (${providerText(notice.error)})`
+      : `the model answered HTTP ${status}${status === 429 && retryAfterMs(notice.error) !== undefined ? " with Retry-After" : ""}`;
   return `${what}; retry ${notice.retry} of ${notice.retries} in ${Math.round(notice.delayMs / 1000)} s`;
 }
 
-function firstLine(error: unknown): string {
+/** The provider's message: its first line, without LangChain's troubleshooting link, at most 160 characters. */
+function providerText(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  const line = text.split("\n")[0] ?? "";
-  return line.length > 120 ? `${line.slice(0, 117)}...` : line;
+  const line = (text.replace(/\s*Troubleshooting URL: \S+/g, "").split("\n")[0] ?? "")
+    .trim()
+    .replace(/\.+$/, "");
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line;
 }
 
 /**
- * A failed model call said for the command line: what the provider answered, how many tries it
- * had, and what to do with the command's own options (the library's own hint names withRetry(),
- * which a command-line user cannot reach). Any other error is returned as it is.
+ * A failed model call said for the command line, one message per cause: the key (401, 403), the
+ * model's name (404), the rate limit (429), the provider (5xx), no server reached (the base URL
+ * tried), no answer in time; each with the command's own options as the fix (the library's hint
+ * names withRetry(), which a command-line user cannot reach). Any other error is returned as it is.
  */
-export function explainModelFailure(error: unknown, retries: number): unknown {
+export function explainModelFailure(error: unknown, settings: ModelCallSettings): unknown {
   const isModelCall = (error as { code?: unknown } | undefined)?.code === "model-call";
   if (!isModelCall || !(error instanceof Error) || CliError.isInstance(error)) return error;
   const cause = error.cause ?? error;
-  const status = httpStatus(cause) ?? httpStatus(error);
-  const provider = (cause instanceof Error ? cause.message : String(cause))
-    .split("\n")[0]
-    ?.trim()
-    .replace(/\.$/, "");
-  const answered = status === undefined ? "" : ` (HTTP ${status})`;
-  if (!isRetryable(cause)) {
-    return new CliError(
-      `The model call failed${answered}: ${provider}. Check the model's key (OPENAI_API_KEY or the provider's), OPENAI_BASE_URL and --model.`,
-      { code: "model-call", cause: error },
-    );
+  return new CliError(modelFailureMessage(cause, httpStatus(cause) ?? httpStatus(error), settings), {
+    code: "model-call",
+    cause: error,
+  });
+}
+
+function modelFailureMessage(
+  cause: unknown,
+  status: number | undefined,
+  settings: ModelCallSettings,
+): string {
+  const { place, retries } = settings;
+  const said = providerText(cause);
+  const tries =
+    retries === 0 ? "tried once (--retries 0)" : `tried ${retries + 1} times (--retries ${retries})`;
+  if (isTimeout(cause)) {
+    return `The model at ${place} did not answer within ${settings.timeoutSeconds} s, ${tries}. Give it longer with --model-timeout SECONDS, or check that the server there answers.`;
   }
-  const tries = retries === 0 ? "once (--retries 0)" : `${retries + 1} times (--retries ${retries})`;
-  return new CliError(
-    `The model call failed${answered}, tried ${tries}: ${provider}. The provider may be busy or down: try again later, or give it more tries with --retries N.`,
-    { code: "model-call", cause: error },
-  );
+  if (status === 401 || status === 403) {
+    return `The model at ${place} refused the key (HTTP ${status}): ${said}. Check the key (OPENAI_API_KEY, or the provider's own variable): it must be one this server accepts.`;
+  }
+  if (status === 404) {
+    const model = settings.model ? ` ${settings.model}` : "";
+    return `The model at ${place} does not know the model${model} (HTTP 404): ${said}. Check --model, and that OPENAI_BASE_URL points at the server that has it.`;
+  }
+  if (status === 429) {
+    return `The model at ${place} is limiting the rate of requests (HTTP 429), ${tries}, each retry after the wait its Retry-After asked for (at most ${maximumRetryAfterMs / 1000} s): ${said}. Wait and try again, or give it more tries with --retries N.`;
+  }
+  if (status !== undefined && status >= 500) {
+    return `The provider at ${place} failed (HTTP ${status}), ${tries}: ${said}. The provider may be busy or down: try again later, or give it more tries with --retries N.`;
+  }
+  const unreachable = connectionFailure(cause);
+  if (unreachable !== undefined) {
+    return `Could not reach the model at ${place} (${unreachable}), ${tries}. Check that a server answers there (OPENAI_BASE_URL for an OpenAI-compatible one) and that this machine reaches it.`;
+  }
+  const answered = status === undefined ? "" : ` (HTTP ${status})`;
+  return `The model call to ${place} failed${answered}: ${said}. Check the model's key (OPENAI_API_KEY or the provider's), OPENAI_BASE_URL and --model.`;
 }

@@ -18,11 +18,15 @@ export async function loadModel(
     env: NodeJS.ProcessEnv;
     /** How the wait before a retry is spent (CliContext.wait); a timer by default. */
     wait?: RetryWait | undefined;
+    /** Seconds one model call may take (--model-timeout); the library's 90 s by default. */
+    timeoutSeconds?: number | undefined;
   },
 ): Promise<ModelOption> {
   if (choice.kind === "live") {
     const { loadModel: loadProviderModel } = await import("@codeaction/core/internal");
-    const model = await loadProviderModel(choice.model, options.env);
+    const model = await loadProviderModel(choice.model, options.env, {
+      timeoutSeconds: options.timeoutSeconds,
+    });
     if (options.retries === 0) return model;
     const { ModelRetry } = await import("./model-retry.ts");
     return ModelRetry.wrap(model, {

@@ -3,7 +3,7 @@ import type { CallbackManagerForChainRun } from "@langchain/core/callbacks/manag
 import type { BaseLanguageModelInput } from "@langchain/core/language_models/base";
 import type { BaseMessage } from "@langchain/core/messages";
 import { RunnableBinding, type RunnableConfig, RunnableRetry } from "@langchain/core/runnables";
-import { isRetryable, type ModelRetryNotice, retryDelayMs } from "./model-failure.ts";
+import { isRetryable, type ModelRetryNotice, retryAfterMs, retryDelayMs } from "./model-failure.ts";
 
 type RetryHandler = (
   error: unknown,
@@ -21,7 +21,7 @@ const timerWait: RetryWait = async (milliseconds, signal) => {
 
 /**
  * A chat model that tries a failed call again, up to `retries` times, on a fixed schedule
- * (`retryDelayMs`), only for failures another try may fix (`isRetryable`), and says so before each
+ * (`retryDelayMs`, or the provider's `Retry-After` up to 60 s), only for failures another try may fix (`isRetryable`), and says so before each
  * wait through `onRetry`. A RunnableRetry, so the tools pattern binds its tools through it; an
  * aborted call is not tried again and the wait ends with the abort.
  */
@@ -78,7 +78,9 @@ export class ModelRetry extends RunnableRetry<BaseLanguageModelInput, BaseMessag
         return await RunnableBinding.prototype.invoke.call(this, input, attemptConfig);
       } catch (error) {
         if (attempt > retries || config?.signal?.aborted || !isRetryable(error)) throw error;
-        const notice = { error, retry: attempt, retries, delayMs: retryDelayMs(attempt) };
+        // A provider's Retry-After (bounded) is followed; else 1 s, 2 s, 4 s...
+        const delayMs = retryAfterMs(error) ?? retryDelayMs(attempt);
+        const notice = { error, retry: attempt, retries, delayMs };
         await (this.onFailedAttempt as RetryHandler)(error, input, notice, config?.signal);
       }
     }

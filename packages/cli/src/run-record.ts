@@ -95,7 +95,14 @@ export type RunRecord = {
   /** Why an interrupted run's state is not kept (over the journal's limit). */
   resumeOmitted?: string;
   /** A run continued by `codeaction resume`: the decision its pending call got. */
-  resumed?: { decision: "approved" | "denied"; reason?: string };
+  resumed?: {
+    decision: "approved" | "denied";
+    reason?: string;
+    tool?: string;
+    argsDigest?: string;
+    /** The resume was refused before anything started (ResumeStateError's reason): the run still waits. */
+    refused?: string;
+  };
 };
 
 export function createRunRecord(options: {

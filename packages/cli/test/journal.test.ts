@@ -247,6 +247,22 @@ describe("codeaction audit verify", () => {
     expect(unsigned.stdout).toMatch(/record 1 .* is not signed with the key/);
   });
 
+  it("refuses a rotated file that is a symbolic link, naming it and the fix (without this check the chain held)", async () => {
+    const planted = await mkdtemp(join(folder, "planted-"));
+    await mkdir(join(planted, ".codeaction"), { mode: 0o700 });
+    const outside = join(planted, "elsewhere.jsonl");
+    await writeFile(outside, `${lines.slice(0, 2).join("\n")}\n`);
+    await symlink(outside, join(planted, ".codeaction/runs.1.jsonl"));
+    await writeFile(join(planted, ".codeaction/runs.jsonl"), `${lines.slice(2).join("\n")}\n`, {
+      mode: 0o600,
+    });
+    const run = await runMain(["audit", "verify"], { cwd: planted });
+    expect(run.exitCode, run.stdout).toBe(1);
+    expect(run.stderr).toMatch(
+      /The journal file .*runs\.1\.jsonl is a symbolic link, and codeaction does not follow links .* Remove it \(rm .*runs\.1\.jsonl\)/,
+    );
+  });
+
   it("says where no journal is", async () => {
     const run = await runMain(["audit", "verify", "missing.jsonl"], { cwd });
     expect(run.exitCode).toBe(1);

@@ -36,7 +36,9 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
     expect(server.requests.length).toBe(3);
     expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 1 of 2 in 1 s\n");
     expect(run.stderr).toContain("codeaction: the model answered HTTP 500; retry 2 of 2 in 2 s\n");
-    expect(run.stderr).toContain("The model call failed (HTTP 500), tried 3 times (--retries 2)");
+    expect(run.stderr).toContain(
+      `The provider at ${server.baseURL} failed (HTTP 500), tried 3 times (--retries 2)`,
+    );
     expect(run.stderr).toContain("give it more tries with --retries N");
     expect(run.stderr).not.toContain("withRetry");
     expect(run.stderr).not.toMatch(/\w\.\. /);
@@ -74,8 +76,70 @@ describe("codeaction ask: a failing model is retried as --retries says, and says
     const run = await ask(server.baseURL, ["--retries", "3"]);
     expect(run.exitCode).toBe(1);
     expect(server.requests.length).toBe(1);
-    expect(run.stderr).toContain("The model call failed (HTTP 401)");
-    expect(run.stderr).toContain("Check the model's key (OPENAI_API_KEY");
+    expect(run.stderr).toContain(`The model at ${server.baseURL} refused the key (HTTP 401)`);
+    expect(run.stderr).toContain("Check the key (OPENAI_API_KEY");
+  });
+
+  it("one message per cause: 403 the key, 404 the model's name, 5xx the provider; none retried but the 5xx", async () => {
+    for (const [status, message, requests] of [
+      [403, /The model at \S+ refused the key \(HTTP 403\): .*Check the key \(OPENAI_API_KEY/, 1],
+      [404, /The model at \S+ does not know the model gpt-x \(HTTP 404\): .*Check --model/, 1],
+      [503, /The provider at \S+ failed \(HTTP 503\), tried 2 times \(--retries 1\): .*busy or down/, 2],
+    ] as const) {
+      server = await startOpenAIFixture({ replies: [], failures: { status } });
+      const run = await ask(server.baseURL, ["--retries", "1", "--model", "gpt-x"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stderr).toMatch(message);
+      expect(run.stderr).not.toMatch(/Troubleshooting URL|\.\. /);
+      expect(server.requests.length).toBe(requests);
+      await server.close();
+      server = undefined;
+    }
+  });
+
+  it("429 follows the provider's Retry-After (bounded to 60 s) and names the rate limit", async () => {
+    server = await startOpenAIFixture({
+      replies: [],
+      failures: { status: 429, headers: { "retry-after": "7" } },
+    });
+    const run = await ask(server.baseURL, ["--retries", "1"]);
+    expect(run.exitCode).toBe(1);
+    expect(waits).toEqual([7000]);
+    expect(run.stderr).toContain("the model answered HTTP 429 with Retry-After; retry 1 of 1 in 7 s");
+    expect(run.stderr).toMatch(
+      /The model at \S+ is limiting the rate of requests \(HTTP 429\), tried 2 times/,
+    );
+    expect(run.stderr).not.toMatch(/Troubleshooting URL|\.\. /);
+    await server.close();
+    server = await startOpenAIFixture({
+      replies: [],
+      failures: { status: 429, headers: { "retry-after": "86400" } },
+    });
+    waits = [];
+    await ask(server.baseURL, ["--retries", "1"]);
+    expect(waits).toEqual([60_000]);
+  });
+
+  it("a refused connection names the base URL it tried", async () => {
+    const closed = await startOpenAIFixture({ replies: [] });
+    await closed.close();
+    const run = await ask(closed.baseURL, ["--retries", "1"]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toContain(
+      `Could not reach the model at ${closed.baseURL} (ECONNREFUSED), tried 2 times`,
+    );
+  });
+
+  it("a server that accepts and never answers: each call ends at --model-timeout, is retried, and says so plainly", async () => {
+    server = await startOpenAIFixture({ replies: [], silent: {} });
+    const run = await ask(server.baseURL, ["--retries", "1", "--model-timeout", "0.2"]);
+    expect(run.exitCode).toBe(1);
+    expect(server.requests.length).toBe(2);
+    expect(run.stderr).toContain("the model did not answer in time; retry 1 of 1 in 1 s");
+    expect(run.stderr).toContain(
+      `The model at ${server.baseURL} did not answer within 0.2 s, tried 2 times (--retries 1). Give it longer with --model-timeout SECONDS`,
+    );
+    expect(run.stderr).not.toMatch(/undici|withRetry/);
   });
 
   it("--retries takes a whole number from 0 to 10", async () => {

@@ -26,7 +26,9 @@ beforeAll(async () => {
     }),
   );
   await writeFile(join(folder, "program.py"), 'print("RESULT: 1")\n');
-  await writeFile(join(folder, "token.txt"), "a-token-of-at-least-enough-characters-0123456789\n");
+  await writeFile(join(folder, "token.txt"), "a-token-of-at-least-enough-characters-0123456789\n", {
+    mode: 0o600,
+  });
 });
 afterAll(async () => {
   await rm(folder, { recursive: true, force: true });

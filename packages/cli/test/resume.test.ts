@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -43,6 +43,18 @@ describe("codeaction resume's refusals", () => {
     const noJournal = await runMain(["resume", "run_1", "--approve"], { cwd, env: secret });
     expect(noJournal.exitCode).toBe(1);
     expect(noJournal.stderr).toMatch(/No journal at .*runs\.jsonl.*Pass --journal FILE/);
+  });
+
+  it("a symbolic link planted as the run's resume lock is named as such with the fix, not an unexpected ELOOP", async () => {
+    const planted = await mkdtemp(join(cwd, "lock-"));
+    await mkdir(join(planted, ".codeaction"), { mode: 0o700 });
+    const lockPath = join(planted, ".codeaction/runs.jsonl.resume-run_1.lock");
+    await symlink(join(planted, "elsewhere"), lockPath);
+    const run = await runMain(["resume", "run_1", "--approve"], { cwd: planted, env: secret });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).not.toMatch(/unexpected error|ELOOP/);
+    expect(run.stderr).toContain(`the lock file ${lockPath} is a symbolic link`);
+    expect(run.stderr).toContain(`Remove it (rm ${lockPath})`);
   });
 
   // These two stay processes: what they test is the process's own stdin, a pipe and not a terminal.

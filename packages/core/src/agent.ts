@@ -11,7 +11,7 @@ import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { z } from "zod";
 import { renderStubSignatures } from "./code-action/python-stubs.ts";
 import { fromStateMessages } from "./durable/interrupt.ts";
-import { type ResumeDecision, type RunState, verifyState } from "./durable/run-state.ts";
+import { checkDecisionFits, type ResumeDecision, type RunState, verifyState } from "./durable/run-state.ts";
 import { AbortError } from "./errors/abort-error.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { toMessages } from "./input-messages.ts";
@@ -148,6 +148,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     }
     checkDecision(decision);
     const checked = verifyState(state, { secret: resume.secret, trustUnsigned });
+    checkDecisionFits(checked, decision);
     return yield* this.#runSteps(fromStateMessages(checked.messages), checked.runId, options, (run) =>
       resume.stream(checked, decision, run),
     );
@@ -303,10 +304,19 @@ function checkDecision(decision: unknown): void {
     decision !== null &&
     typeof (decision as { approved?: unknown }).approved === "boolean"
   ) {
-    const reason = (decision as { reason?: unknown }).reason;
-    if (reason === undefined || typeof reason === "string") return;
+    const { reason, call } = decision as {
+      reason?: unknown;
+      call?: { tool?: unknown; argsDigest?: unknown };
+    };
+    const callFits =
+      call === undefined ||
+      (typeof call === "object" &&
+        call !== null &&
+        typeof call.tool === "string" &&
+        typeof call.argsDigest === "string");
+    if ((reason === undefined || typeof reason === "string") && callFits) return;
   }
   throw new ConfigError({
-    message: `resume(state, decision): decision must be true, false or { approved: boolean, reason?: string }, got ${JSON.stringify(decision)}`,
+    message: `resume(state, decision): decision must be true, false or { approved: boolean, reason?: string, call?: { tool: string, argsDigest: string } }, got ${JSON.stringify(decision)}`,
   });
 }

@@ -9,6 +9,7 @@ import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/dis
 import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
 import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
 import { checkResumeSecret } from "./durable/run-state.ts";
+import type { UsedStates } from "./durable/used-states.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { checkServerSpecs, type ServerSpec } from "./mcp/index.ts";
 import { isModelRunnable, type ModelOption } from "./model.ts";
@@ -69,6 +70,12 @@ export type BuildAgentOptions = ObserveBuildOptions & {
    * withFallbacks, withConfig).
    */
   model: ModelOption;
+  /**
+   * Seconds one model call may take, for a model given as a "<provider>:<model>" string (default 90):
+   * past it the call fails as a timeout (the provider's client's error) instead of waiting for a
+   * provider that never answers. A chat model instance you build keeps its own timeout.
+   */
+  modelTimeout?: number;
   /** "tools" (default): a tool-calling loop. "code-action": one Python program per turn in a container. */
   pattern?: "code-action" | "tools";
   /**
@@ -100,6 +107,13 @@ export type BuildAgentOptions = ObserveBuildOptions & {
    * them unless told `trustUnsignedState` (docs/durable-runs.md).
    */
   resumeSecret?: string | Uint8Array;
+  /**
+   * Where `agent.resume()` records the states it consumed, so that a state is resumed once: the
+   * second resume of it is refused (ResumeStateError "consumed") before anything starts. Default:
+   * this process's record. Give `createFileUsedStates(folder)` (or your own, atomic) to reach every
+   * process that resumes.
+   */
+  usedStates?: UsedStates;
   /**
    * The shape of the answer, as LangChain's createAgent takes it: a zod schema or a JSON Schema.
    * The model is told it, the answer is parsed as JSON and checked (a mismatch is sent back to be
@@ -193,6 +207,14 @@ const optionsSchema = z.strictObject({
       error: (issue) => checkResumeSecret(issue.input as string) ?? "resumeSecret is too short",
     })
     .optional(),
+  usedStates: z
+    .custom<UsedStates>(
+      (value) =>
+        typeof value === "object" && value !== null && typeof (value as UsedStates).markUsed === "function",
+      { error: "usedStates must have markUsed(nonce): Promise<boolean>" },
+    )
+    .optional(),
+  modelTimeout: z.number().positive({ error: "modelTimeout is in seconds, above 0 (default 90)" }).optional(),
   maxIterations: z.number().int().min(1).optional(),
   responseFormat: z
     .custom<ResponseFormat>((value) => typeof value === "object" && value !== null && !Array.isArray(value), {

@@ -26,9 +26,10 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
   input: BuildAgentOptions & { responseFormat?: Format },
 ): Promise<Agent<StructuredOf<Format>>> {
   const options = parseBuildAgentOptions(input);
-  const model = await loadModel(options.model);
+  const timing = { timeoutSeconds: options.modelTimeout };
+  const model = await loadModel(options.model, process.env, timing);
   const escalateModel = options.codeAction.escalate
-    ? await loadModel(options.codeAction.escalate.model)
+    ? await loadModel(options.codeAction.escalate.model, process.env, timing)
     : undefined;
   const ownTools = options.extraTools.map((tool) => fromLangChainTool(tool));
   const build = newBuild(options);
@@ -112,6 +113,7 @@ function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
     instructions: options.instructions,
     approval: options.approval,
     resumeSecret: options.resumeSecret,
+    usedStates: options.usedStates,
     logger: options.logger,
     networkRule: describeNetwork(manager?.config.network ?? "none"),
     answerShape: options.answerShape,

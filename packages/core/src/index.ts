@@ -27,9 +27,16 @@ export type { CallLogEntry, CallLogLimits } from "./durable/call-log.ts";
 export { createFileRunStore, type FileRunStoreOptions } from "./durable/file-run-store.ts";
 export { type ReplayOptions, type ReplayReport, replayRun } from "./durable/replay-run.ts";
 export { type RunRecord, recordRun } from "./durable/run-record.ts";
-export type { PendingCall, ResumeDecision, RunState, StateMessage } from "./durable/run-state.ts";
+export {
+  type PendingCall,
+  pendingArgsDigest,
+  type ResumeDecision,
+  type RunState,
+  type StateMessage,
+} from "./durable/run-state.ts";
 export type { RunStore } from "./durable/run-store.ts";
 export { type RunStoreVerification, verifyFileRunStore } from "./durable/run-store-log.ts";
+export { createFileUsedStates, type UsedStates } from "./durable/used-states.ts";
 export { AbortError } from "./errors/abort-error.ts";
 export { AttemptsExhaustedError } from "./errors/attempts-exhausted-error.ts";
 export { BudgetExceededError } from "./errors/budget-exceeded-error.ts";

@@ -10,6 +10,7 @@ export { createToolSearch } from "./code-action/tool-search.ts";
 export { type ProcessLock, takeProcessLock, withFileLock } from "./durable/file-lock.ts";
 export type { ChainEnd, ChainLink } from "./durable/record-chain.ts";
 export { chainEndOf, chainedLine } from "./durable/record-chain.ts";
+export { verifyState } from "./durable/run-state.ts";
 export type { ChainBreak, LineOfFile, Verification } from "./durable/verify-chain.ts";
 export { verifyChain } from "./durable/verify-chain.ts";
 export { parseServerCommand } from "./mcp/parse-server-command.ts";

@@ -109,20 +109,32 @@ function nativeAnswerFormat(model: BaseChatModel, schema: Record<string, unknown
 }
 
 /**
+ * How long one model call built from a "<provider>:<model>" string may take before it fails as a
+ * timeout (seconds): a provider that accepts the connection and never answers cannot hold a run.
+ */
+export const defaultModelTimeoutSeconds = 90;
+
+/**
  * Resolves a model option: a chat model or a Runnable is used as it is; "<provider>:<model>"
  * becomes that provider's chat model, its package loaded on demand (a missing package is a
  * ConfigError naming it). A model built here never retries on its own (`maxRetries: 0`, where
- * LangChain's default is 6 silent retries with back-off): wrap it in `withRetry()` for retries. The OpenAI key is checked here, at build time, so a missing key fails
+ * LangChain's default is 6 silent retries with back-off): wrap it in `withRetry()` for retries. Each
+ * call times out after `options.timeoutSeconds` (default `defaultModelTimeoutSeconds`, 90 s; the
+ * provider's client raises its timeout error, which a retry treats as retryable). The OpenAI key is checked here, at build time, so a missing key fails
  * before any container starts; OPENAI_BASE_URL (and ANTHROPIC_BASE_URL, the providers' own
  * variables) point a provider at a compatible local server.
  */
 export async function loadModel(
   model: ModelOption,
   environment: NodeJS.ProcessEnv = process.env,
+  options: { timeoutSeconds?: number | undefined } = {},
 ): Promise<ChatModelRunnable> {
   if (typeof model !== "string") return model as ChatModelRunnable;
   const { provider, name } = splitModelString(model);
-  if (provider === "openai") return (await openAiModel(model, name, environment)) as ChatModelRunnable;
+  const timeout = Math.round((options.timeoutSeconds ?? defaultModelTimeoutSeconds) * 1000);
+  if (provider === "openai") {
+    return (await openAiModel(model, name, environment, timeout)) as ChatModelRunnable;
+  }
   const entry = modelProviders[provider];
   if (!entry) {
     throw new ConfigError({
@@ -148,6 +160,7 @@ export async function loadModel(
     | (new (fields: {
         model: string;
         maxRetries: number;
+        timeout: number;
       }) => BaseChatModel)
     | undefined;
   if (typeof ModelClass !== "function") {
@@ -156,7 +169,7 @@ export async function loadModel(
     });
   }
   try {
-    return new ModelClass({ model: name, maxRetries: 0 }) as unknown as ChatModelRunnable;
+    return new ModelClass({ model: name, maxRetries: 0, timeout }) as unknown as ChatModelRunnable;
   } catch (error) {
     throw new ConfigError({
       message: `model ${JSON.stringify(model)}: ${entry.className} refused its settings: ${(error as Error).message}`,
@@ -186,6 +199,7 @@ async function openAiModel(
   model: string,
   name: string,
   environment: NodeJS.ProcessEnv,
+  timeout: number,
 ): Promise<BaseChatModel> {
   const apiKey = environment.OPENAI_API_KEY?.trim();
   if (!apiKey) {
@@ -199,6 +213,7 @@ async function openAiModel(
     model: name,
     apiKey,
     maxRetries: 0,
+    timeout,
     ...(baseURL ? { configuration: { baseURL } } : {}),
   });
 }

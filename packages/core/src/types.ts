@@ -9,6 +9,12 @@ export type ApprovalRequest = {
   runId: string;
   /** Aborts when the turn is cancelled or the program ends: stop waiting for a person then. */
   signal?: AbortSignal;
+  /**
+   * Set on a resumed run's pending call that `agent.resume()` was told to approve: the person has
+   * decided, so do not ask again; answer false (or `{ approved: false }`) only where this agent's
+   * own policy forbids the call (it then is not made). "interrupt" or true keeps the decision.
+   */
+  resumeDecision?: "approved";
 };
 /**
  * What an approval hook answers: true/false, or `{ approved, reason }` (the reason reaches the program

@@ -1,8 +1,8 @@
 // `ask --approve` and `codeaction resume`: the terminal's approval with "later", the secret that
 // signs a kept state, and what an interrupted run prints.
-import type { ApprovalHook, InterruptedResult, ResumeDecision } from "@codeaction/core";
+import type { ApprovalHook, InterruptedResult, ResumeDecision, UsedStates } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
-import { createTerminalApproval } from "../program/terminal-approval.ts";
+import { createTerminalApproval, type QuestionHold } from "../program/terminal-approval.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import type { AskRequest } from "./ask-arguments.ts";
 
@@ -10,7 +10,13 @@ import type { AskRequest } from "./ask-arguments.ts";
 export const resumeSecretVariable = "CODEACTION_RESUME_SECRET";
 
 /** A run `codeaction resume` continues: its kept state (checked by the agent) and the decision. */
-export type ResumeRequest = { runId: string; state: unknown; decision: ResumeDecision };
+export type ResumeRequest = {
+  runId: string;
+  state: unknown;
+  decision: ResumeDecision;
+  /** Where the consumed states are recorded (beside the journal): a state is resumed once. */
+  usedStates: UsedStates;
+};
 
 /** The resume secret from the environment, or undefined when unset or empty. */
 export function resumeSecret(env: NodeJS.ProcessEnv): string | undefined {
@@ -26,16 +32,17 @@ export function resumeSecret(env: NodeJS.ProcessEnv): string | undefined {
 export function terminalApprovalFor(
   request: AskRequest,
   context: CliContext,
-  options: { journaled: boolean; resuming: boolean },
+  options: { journaled: boolean; resuming: boolean; progress: QuestionHold },
 ): { hook: ApprovalHook; close(): void } | undefined {
   if (request.values.approve !== true && !options.resuming) return undefined;
-  if (request.pattern !== "code-action") return createTerminalApproval(context.stderr);
+  const { progress } = options;
+  if (request.pattern !== "code-action") return createTerminalApproval(context.stderr, { progress });
   const unavailable = !options.journaled
     ? 'codeaction: "later" keeps the run in the journal, and --no-journal is set: answer y or n'
     : resumeSecret(context.env) === undefined
       ? `codeaction: "later" needs ${resumeSecretVariable} set: the key (at least 16 bytes, e.g. openssl rand -hex 32) that signs the kept state, the same for codeaction resume; answer y or n`
       : undefined;
-  return createTerminalApproval(context.stderr, { later: unavailable ? { unavailable } : {} });
+  return createTerminalApproval(context.stderr, { later: unavailable ? { unavailable } : {}, progress });
 }
 
 /** What an interrupted run prints on stderr: the call that waits, and the command that continues it. */

@@ -5,7 +5,7 @@ import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { answerFormats } from "../terminal/format-answer.ts";
-import { questionOptions, retriesOption } from "./question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
@@ -36,7 +36,9 @@ Model:
   --replay FILE         play recorded replies instead: {"replies": ["<reply 1>", ...]}
   --retries N           try a failed model call again up to N times (default 2; 0 for never),
                         after 1 s, 2 s, 4 s...; only for HTTP 408, 409, 429, 5xx or no answer,
-                        each retry shown on stderr
+                        each retry shown on stderr (a provider's Retry-After is followed, up to 60 s)
+  --model-timeout S     seconds one model call may take before it fails as a timeout and is
+                        retried (default 90)
   --pattern P           code-action (default) or tools (a tool-calling chat loop, no sandbox)
 
 Sandbox:
@@ -125,6 +127,7 @@ export function parseAskArguments(args: string[], context: CliContext) {
     pattern,
     format,
     retries,
+    modelTimeout: modelTimeoutOption(command, values["model-timeout"]),
     showProgram: values["show-program"] === true,
     verbose: values.verbose === true,
   };

@@ -2,7 +2,7 @@
 // takes it over, and the agent built on it.
 import { access } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import type { Agent, ApprovalHook, ModelOption, ServerSpec } from "@codeaction/core";
+import type { Agent, ApprovalHook, ModelOption, ServerSpec, UsedStates } from "@codeaction/core";
 import type { SandboxManager } from "@codeaction/sandbox";
 import type { SandboxPrelaunch } from "@codeaction/sandbox/prelaunch";
 import type { Logger } from "pino";
@@ -108,8 +108,9 @@ export function buildAskAgent(options: {
   modules: AgentModules;
   approval?: ApprovalHook | undefined;
   resumeSecret?: string | undefined;
+  usedStates?: UsedStates | undefined;
 }): Promise<Agent> {
-  const { request, csv, servers, sandbox, approval, resumeSecret } = options;
+  const { request, csv, servers, sandbox, approval, resumeSecret, usedStates } = options;
   const [{ buildAgent }, { callsToReadAll }] = options.modules;
   const logger = sandbox.logger;
   return buildAgent({
@@ -132,6 +133,7 @@ export function buildAskAgent(options: {
     ...(logger ? { logger } : {}),
     ...(approval ? { approval } : {}),
     ...(resumeSecret ? { resumeSecret } : {}),
+    ...(usedStates ? { usedStates } : {}),
   });
 }
 

@@ -6,7 +6,8 @@ import { CliError } from "../errors/cli-error.ts";
 import { appendToJournal } from "../journal/append.ts";
 import { attachReplay } from "../journal/replay-record.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
-import { explainModelFailure } from "../model-failure.ts";
+import { type ModelChoice, modelCallSettings } from "../model-choice.ts";
+import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import {
   completeRunRecord,
@@ -38,6 +39,22 @@ export type AskTurn = {
   resume?: ResumeRequest | undefined;
 };
 
+/** What a failed model call of this turn is explained with: its tries, its timeout, where it went. */
+function modelCallOf(turn: AskTurn): ModelCallSettings {
+  const { request, record } = turn;
+  const { model } = record;
+  const choice: ModelChoice =
+    model.kind === "replay"
+      ? model
+      : { kind: "live", model: model.name, ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}) };
+  const options = {
+    retries: request.retries,
+    timeoutSeconds: request.modelTimeout,
+    model: request.values.model,
+  };
+  return modelCallSettings(choice, options);
+}
+
 /**
  * Builds the agent and runs the turn, Ctrl-C aware: during the turn it cancels it (the run record
  * says "aborted" and the journal keeps it); before, it closes the agent and exits 130. A failed
@@ -54,18 +71,13 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     void (agent?.close() ?? Promise.resolve()).finally(() => process.exit(130));
   };
   process.once("SIGINT", interrupt);
+  // A resumed run's record names its run from the start: a refused resume is journaled with it too.
+  if (turn.resume) record.runId = turn.resume.runId;
   try {
     agent = await build();
     turnRunning = true;
     const { resume } = turn;
-    if (resume) {
-      // The run id is recorded from the result (or an error that carries it): a state refused
-      // before the run started leaves the run waiting.
-      const { decision } = resume;
-      const approved = typeof decision === "boolean" ? decision : decision.approved;
-      const reason = typeof decision === "object" ? decision.reason : undefined;
-      record.resumed = { decision: approved ? "approved" : "denied", ...(reason ? { reason } : {}) };
-    }
+    if (resume) record.resumed = resumedOf(resume);
     const result = resume
       ? await agent.resume(resume.state, resume.decision, { signal: turnAbort.signal })
       : await runTurn(agent, request.question, {
@@ -84,10 +96,14 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
   } catch (error) {
     progress.stop();
     await failRunRecord(record, error);
+    const refusal = error as { code?: unknown; reason?: unknown };
+    if (record.resumed && refusal.code === "resume-state" && typeof refusal.reason === "string") {
+      record.resumed.refused = refusal.reason;
+    }
     record.timings.totalMs = Math.round(performance.now() - turn.started);
     if (journalPath) await appendToJournal(journalPath, record, context.env).catch(() => undefined);
     if (request.showProgram) showTimings(record.attempts.filter(hasTimings), context);
-    if (!turnAbort.signal.aborted) throw explainModelFailure(error, request.retries);
+    if (!turnAbort.signal.aborted) throw explainModelFailure(error, modelCallOf(turn));
     throw new CliError("interrupted; the run record says aborted", {
       code: "interrupted",
       exitCode: 130,
@@ -98,6 +114,15 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     progress.stop();
     await agent?.close().catch(() => undefined);
   }
+}
+
+/** What a resumed run's record says of its decision: approved or denied, the reason, the call it was about. */
+function resumedOf(resume: ResumeRequest): NonNullable<RunRecord["resumed"]> {
+  const { decision } = resume;
+  const approved = typeof decision === "boolean" ? decision : decision.approved;
+  const reason = typeof decision === "object" ? decision.reason : undefined;
+  const call = typeof decision === "object" ? decision.call : undefined;
+  return { decision: approved ? "approved" : "denied", ...(reason ? { reason } : {}), ...call };
 }
 
 /**

@@ -46,6 +46,7 @@ export async function askCommand(
     replay: values.replay,
     env: context.env,
     cwd: context.cwd,
+    ...(resume ? { resuming: resume.runId } : {}),
   });
   // The sandbox's container starts in a worker thread now, while LangChain and the data load here
   // (not when a data file is missing: that error comes next, and needs no container).
@@ -112,6 +113,7 @@ async function askWithSandbox(options: {
   const approval = terminalApprovalFor(request, context, {
     journaled: journalPath !== undefined,
     resuming: resume !== undefined,
+    progress,
   });
   const result = await askOnce(turn, async () => {
     progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
@@ -126,6 +128,7 @@ async function askWithSandbox(options: {
       modules: loaded,
       approval: approval?.hook,
       resumeSecret: resumeSecret(context.env),
+      usedStates: resume?.usedStates,
     });
     record.timings.setupMs = Math.round(performance.now() - started);
     return agent;
@@ -169,6 +172,7 @@ function beginLoading(options: {
     onRetry: (line) => progress.note(`codeaction: ${line}`),
     env: context.env,
     wait: context.wait,
+    timeoutSeconds: request.modelTimeout,
   });
   for (const pending of [modules, modelLoad]) pending.catch(() => {});
   return { progress, modules, modelLoad };

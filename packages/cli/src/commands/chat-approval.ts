@@ -5,7 +5,7 @@ import type { ApprovalHook, InterruptedResult } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
 import { appendToJournal } from "../journal/append.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
-import { createTerminalApproval } from "../program/terminal-approval.ts";
+import { createTerminalApproval, type QuestionHold } from "../program/terminal-approval.ts";
 import { completeRunRecord, createRunRecord, type RunRecord } from "../run-record.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { reportInterrupted, resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
@@ -19,8 +19,8 @@ export type ChatApproval = {
   attach(lines: Interface, interactive: boolean): void;
   /** Ctrl-C during a turn: the question that waits for an answer is dropped (the call is refused). */
   cancelQuestion(): void;
-  /** The running turn's progress line: stopped while a question waits, so it does not overwrite it. */
-  setProgress(progress: { stop(): void } | undefined): void;
+  /** The running turn's progress line: held off while a question waits, so it does not overwrite it. */
+  setProgress(progress: QuestionHold | undefined): void;
 };
 
 /**
@@ -32,12 +32,11 @@ export type ChatApproval = {
 export function chatApprovalFor(context: CliContext, journal: string): ChatApproval {
   let reader: { lines: Interface; interactive: boolean } | undefined;
   let pending: AbortController | undefined;
-  let progress: { stop(): void } | undefined;
+  let progress: QuestionHold | undefined;
   const readAnswer = (question: string, signal?: AbortSignal) =>
     new Promise<string>((resolve) => {
       if (!reader || signal?.aborted) return resolve("");
       const { lines, interactive } = reader;
-      progress?.stop();
       // On a terminal the reader writes the question as its prompt; else it has no output.
       if (!interactive) context.stderr.write(question);
       const abort = new AbortController();
@@ -64,6 +63,7 @@ export function chatApprovalFor(context: CliContext, journal: string): ChatAppro
   const { hook } = createTerminalApproval(context.stderr, {
     later: unavailable ? { unavailable } : {},
     readAnswer,
+    progress: { hold: () => progress?.hold(), release: () => progress?.release() },
   });
   return {
     hook,

@@ -11,8 +11,8 @@ import { dataFileArguments } from "../data-files/data-formats.ts";
 import { scanInThreads } from "../data-files/scan-thread.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { chooseModel, describeModelChoice } from "../model-choice.ts";
-import { explainModelFailure } from "../model-failure.ts";
+import { chooseModel, describeModelChoice, modelCallSettings } from "../model-choice.ts";
+import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { loadModel } from "../model-load.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import { type RunRecord, recordEvent } from "../run-record.ts";
@@ -22,7 +22,7 @@ import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/form
 import { createProgress, describeCopy } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
 import { keepWaitingTurn, type SessionApproval, sessionApprovalFor } from "./chat-approval.ts";
-import { preimportFor, questionOptions, retriesOption } from "./question-options.ts";
+import { modelTimeoutOption, preimportFor, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -41,7 +41,7 @@ In the session:
   Ctrl-D, /exit         end the session
 
 Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --server "CMD", --quiet,
---model M, --retries N, --replay FILE (one recorded reply per program, across the whole session),
+--model M, --retries N, --model-timeout SECONDS, --replay FILE (one recorded reply per program, across the whole session),
 --data, --image NAME, --format table|json|csv|text, --out DIR, as for \`codeaction ask\`, and:
   --approve             ask on the terminal before each tool call: y, n, or later (the turn stops,
                         no container is left, its state is kept in the journal, and the session
@@ -80,7 +80,6 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
   const servers = await serverSpecs(values.server ?? [], command, context.cwd);
-  const retries = retriesOption(command, values.retries);
   const modelChoice = await chooseModel({
     model: values.model,
     replay: values.replay,
@@ -100,12 +99,13 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const csv = await loadDataFiles(files, progress, { sandbox: true, scans });
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
   progress.update("checking the Docker sandbox");
-  const model = await loadModel(modelChoice, {
-    retries,
-    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
-    env: context.env,
-    wait: context.wait,
+  const modelCall = modelCallSettings(modelChoice, {
+    retries: retriesOption(command, values.retries),
+    timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+    model: values.model,
   });
+  const onRetry = (line: string) => context.stderr.write(`codeaction: ${line}\n`);
+  const model = await loadModel(modelChoice, { ...modelCall, onRetry, env: context.env, wait: context.wait });
   const approval = chatApproval(values, context, {
     model: modelChoice,
     pattern: "code-action",
@@ -119,7 +119,7 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   );
   progress.stop();
   try {
-    await runSession(agent, { context, format, out: values.out, quiet, retries, approval });
+    await runSession(agent, { context, format, out: values.out, quiet, modelCall, approval });
   } finally {
     await agent.close().catch(() => undefined);
     await csv.close();
@@ -196,7 +196,7 @@ type Session = {
   format: AnswerFormat;
   out: string | undefined;
   quiet: boolean;
-  retries: number;
+  modelCall: ModelCallSettings;
   messages: BaseMessage[];
   turns: ChatTurn[];
   last?: AgentResult;
@@ -213,7 +213,7 @@ async function runSession(
     format: AnswerFormat;
     out: string | undefined;
     quiet: boolean;
-    retries: number;
+    modelCall: ModelCallSettings;
     approval: Session["approval"];
   },
 ): Promise<void> {
@@ -328,7 +328,7 @@ async function askInSession(session: Session, question: string): Promise<void> {
     throw new Error("the agent's stream ended without an answer");
   } catch (error) {
     progress.stop();
-    const explained = explainModelFailure(error, session.retries);
+    const explained = explainModelFailure(error, session.modelCall);
     turn.error = cancelled ? "cancelled" : explained instanceof Error ? explained.message : String(explained);
     context.stderr.write(
       cancelled

@@ -2,6 +2,9 @@ import { DATA_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption } from "../arguments.ts";
 import { UsageError } from "../errors/usage-error.ts";
 
+/** The library's default (`defaultModelTimeoutSeconds` in @codeaction/core), here without loading it. */
+export const defaultModelTimeoutSeconds = 90;
+
 /**
  * What the program's interpreter imports while it waits for the program (`codeAction.preimport`):
  * pandas on the data image (the prompt points programs at it for /workspace/data), whose import
@@ -20,6 +23,7 @@ export const questionOptions = {
   model: { type: "string" },
   replay: { type: "string" },
   retries: { type: "string" },
+  "model-timeout": { type: "string" },
   image: { type: "string" },
   data: { type: "boolean" },
   format: { type: "string" },
@@ -42,4 +46,12 @@ export function retriesOption(command: string, value: string | undefined): numbe
     });
   }
   return retries ?? defaultModelRetries;
+}
+
+/** --model-timeout: seconds one model call may take (default: the library's 90 s), at most an hour. */
+export function modelTimeoutOption(command: string, value: string | undefined): number {
+  return (
+    numberOption(command, "model-timeout", value, { minimum: 0.1, maximum: 3600 }) ??
+    defaultModelTimeoutSeconds
+  );
 }

@@ -1,10 +1,11 @@
 import { resolve } from "node:path";
-import type { ResumeDecision } from "@codeaction/core";
+import { createFileUsedStates, type ResumeDecision } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { readJournal } from "../journal/read-journal.ts";
+import { bindDecision, checkJournalChain, checkKeptState } from "../journal/resume-check.ts";
 import { holdResumeLock } from "../journal/resume-lock.ts";
 import { findWaitingRun } from "../journal/resume-record.ts";
 import { askCommand } from "./ask.ts";
@@ -13,9 +14,11 @@ import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
 export const resumeHelp = `Usage: codeaction resume RUN_ID (--approve | --deny [--reason TEXT]) [ask's options]
 
 Continues a run that \`codeaction ask --approve\` (or a turn of \`codeaction chat --approve\`)
-stopped when "later" was answered: the run's
-state is read from the journal and checked with ${resumeSecretVariable} (the key it was signed
-with), its program runs again in a fresh sandbox with no model call, the calls it made before are
+stopped when "later" was answered. First the journal's chain is verified (every record must
+carry its HMAC when CODEACTION_JOURNAL_KEY is set), the run's state is checked with
+${resumeSecretVariable} (the key it was signed with) and must be signed for RUN_ID, and the call
+that waits is printed from the signed state; the state is then recorded as used (a state is
+resumed once). Its program runs again in a fresh sandbox with no model call, the calls it made before are
 answered from its log (no tool is called twice), and the call that waited gets the decision:
 --approve makes it, --deny raises ToolDenied in the program. From there the program runs live
 (further calls are asked on the terminal, as with --approve). The answer is printed as ask prints
@@ -52,7 +55,8 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
       message: "--no-journal cannot be used: the resumed run is journaled so that it is resumed once",
     });
   }
-  if (resumeSecret(context.env) === undefined) {
+  const secret = resumeSecret(context.env);
+  if (secret === undefined) {
     throw new CliError(
       `codeaction resume needs ${resumeSecretVariable}: set it to the key the run's state was signed with when ask kept it (the same value as then). Without it the state cannot be checked, and a forged state could make the program believe any tool result.`,
       { code: "resume-secret" },
@@ -62,12 +66,16 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
   // Held from before the journal is read until the resumed run is journaled: one resume at a time.
   const release = await holdResumeLock(journal, runId);
   try {
-    const { lines } = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
-    const run = findWaitingRun(lines, runId, journal);
+    const read = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
+    checkJournalChain(read, journal, context.env);
+    const run = findWaitingRun(read.lines, runId, journal);
+    // The state is checked (signature, run id) before any option is: nothing else is worth doing first.
+    const state = checkKeptState(run.state, runId, secret);
     return await askCommand([...askArgs, "--", run.question ?? ""], context, {
       runId,
-      state: run.state,
-      decision,
+      state,
+      decision: bindDecision(state, decision, context),
+      usedStates: createFileUsedStates(`${journal}.used-states`),
     });
   } finally {
     await release();

@@ -13,6 +13,7 @@ export type CliErrorCode =
   | "replay-missing"
   | "resume-locked"
   | "resume-secret"
+  | "resume-state"
   | "usage";
 
 const marker = "codeaction.cli.error";

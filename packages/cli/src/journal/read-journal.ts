@@ -1,4 +1,5 @@
-import { readdir, readFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
 import type { LineOfFile } from "@codeaction/core/internal";
 import { CliError } from "../errors/cli-error.ts";
@@ -15,12 +16,46 @@ export async function readJournal(file: string, fix: string): Promise<ReadJourna
   const files = await chainFiles(file, fix);
   const lines: LineOfFile[] = [];
   for (const { path } of files) {
-    const text = await readFile(path, "utf8");
+    const text = await readJournalFile(path);
     const split = text.split("\n");
     if (split.at(-1) === "") split.pop();
     for (const [index, line] of split.entries()) lines.push({ file: path, line: index + 1, text: line });
   }
   return { files, lines };
+}
+
+/**
+ * One journal file's text, never through a symbolic link (a link planted as a rotated file could
+ * hand the chain any records) and only a regular file.
+ */
+async function readJournalFile(path: string): Promise<string> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem =
+      code === "ELOOP" || code === "EMLINK"
+        ? "is a symbolic link, and codeaction does not follow links for its journal: whatever it points to is not a record codeaction wrote there"
+        : `could not be read (${code ?? (error as Error).message})`;
+    throw new CliError(
+      `The journal file ${path} ${problem}. Remove it (rm ${path}) or restore the file itself.`,
+      {
+        code: "journal",
+        cause: error,
+      },
+    );
+  }
+  try {
+    if (!(await handle.stat()).isFile()) {
+      throw new CliError(`The journal file ${path} is not a regular file. Remove it (rm ${path}).`, {
+        code: "journal",
+      });
+    }
+    return await handle.readFile("utf8");
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The journal and its rotated files, oldest first (runs.3.jsonl, runs.2.jsonl, runs.1.jsonl, runs.jsonl). */

@@ -26,6 +26,7 @@ type Journaled = {
   question?: string;
   resume?: KeptRun;
   resumeOmitted?: string;
+  resumed?: { refused?: string };
 };
 
 /**
@@ -40,7 +41,8 @@ export function findWaitingRun(lines: LineOfFile[], runId: string, journal: stri
     } catch {
       continue;
     }
-    if (run.runId !== runId) continue;
+    // A resume refused before anything started (another tool set, say) leaves the run waiting.
+    if (run.runId !== runId || run.resumed?.refused !== undefined) continue;
     if (run.status !== "interrupted") {
       throw new CliError(
         `Run ${runId} does not wait for a decision: its last record in ${journal} says "${run.status}" (it was resumed already, or it ended). Only a run answered "later" can be resumed, once.`,

@@ -39,9 +39,22 @@ describe("createTerminalApproval with readAnswer", () => {
       signal,
     });
     expect(asked).toHaveLength(3);
-    // The reader writes the question; nothing else is written.
-    expect(written()).toBe("");
+    // The reader writes the question; before each, a line says an answer is awaited.
+    expect(written()).toBe("codeaction: waiting for your answer (y, n or later; Enter: n):\n".repeat(3));
     close();
+  });
+
+  it("asks again on an answer that is not y, yes, n, no or later; Enter is the default, n; the progress is held meanwhile", async () => {
+    const { output, asked, readAnswer, written } = recorder(["maybe", "ok", "", "Y"]);
+    const holds: string[] = [];
+    const progress = { hold: () => holds.push("hold"), release: () => holds.push("release") };
+    const { hook } = createTerminalApproval(output, { later: {}, readAnswer, progress });
+    expect(await hook(call())).toEqual({ approved: false, reason: "refused at the terminal" });
+    expect(asked).toHaveLength(3);
+    expect(written()).toContain('codeaction: "maybe" is not an answer: type y, n or later (Enter: n)\n');
+    expect(written()).toContain('codeaction: "ok" is not an answer');
+    expect(await hook(call())).toBe(true);
+    expect(holds).toEqual(["hold", "release", "hold", "release"]);
   });
 
   it("later unavailable: says why and asks again through the reader", async () => {
@@ -52,6 +65,8 @@ describe("createTerminalApproval with readAnswer", () => {
     });
     expect(await hook(call())).toBe(true);
     expect(asked).toHaveLength(2);
-    expect(written()).toBe("no secret: answer y or n\n");
+    expect(written()).toBe(
+      "codeaction: waiting for your answer (y, n or later; Enter: n):\nno secret: answer y or n\n",
+    );
   });
 });

@@ -38,6 +38,8 @@ function recordingProgress() {
     count: (text) => calls.push({ kind: "count", text }),
     note: () => {},
     stop: () => {},
+    hold: () => {},
+    release: () => {},
   };
   return { progress, calls };
 }

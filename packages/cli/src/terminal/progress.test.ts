@@ -50,6 +50,24 @@ describe("createProgress", () => {
     expect(line).toContain("検");
   });
 
+  it("held for a question, draws nothing (an update is kept), and draws the step again on release", () => {
+    const output = capture({ isTTY: true, columns: 80 });
+    const progress = createProgress({ stream: output.stream });
+    progress.update("running the program (attempt 1) in the sandbox");
+    progress.hold();
+    const atHold = output.text();
+    expect(atHold.endsWith("\r\u001b[K")).toBe(true);
+    progress.update("the program called lookup");
+    progress.count("the program called lookup");
+    progress.note("a note stays");
+    expect(output.text()).toBe(`${atHold}a note stays\n`);
+    progress.release();
+    expect(output.text().slice(atHold.length)).toMatch(
+      /^a note stays\n\r\u001b\[K\S the program called lookup \(/,
+    );
+    progress.stop();
+  });
+
   it("uses 80 columns when a terminal reports none", () => {
     const output = capture({ isTTY: true, columns: 0 });
     const progress = createProgress({ stream: output.stream });

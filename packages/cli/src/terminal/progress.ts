@@ -17,6 +17,13 @@ export type Progress = {
   note(text: string): void;
   /** Clears the spinner; the next update starts it again. */
   stop(): void;
+  /**
+   * A question waits for an answer on the terminal: the spinner is cleared and stays off (updates
+   * are kept, not drawn) until `release`, so that its redraw cannot erase the question.
+   */
+  hold(): void;
+  /** The question was answered: the spinner shows the current step again. */
+  release(): void;
 };
 
 const frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -44,6 +51,8 @@ export function createProgress(options: {
     count: (text) => progress.count(line(text)),
     note: (text) => progress.note(escapeForTerminal(text)),
     stop: () => progress.stop(),
+    hold: () => progress.hold(),
+    release: () => progress.release(),
   };
 }
 
@@ -65,6 +74,12 @@ function plainProgress(stream: ProgressStream, prefix: string | undefined): Prog
     stop() {
       // Nothing to clear: plain lines stay.
     },
+    hold() {
+      // Plain lines never overwrite a question.
+    },
+    release() {
+      // Nothing was held.
+    },
   };
 }
 
@@ -72,10 +87,11 @@ function plainProgress(stream: ProgressStream, prefix: string | undefined): Prog
 function spinnerProgress(stream: ProgressStream): Progress {
   let current = "";
   let frame = 0;
-  let timer: NodeJS.Timeout | undefined;
   let started = 0;
   /** A count continues its step: the elapsed time keeps running from the step's start. */
   let counting = false;
+  /** Questions open on the terminal: nothing is drawn while there is one. */
+  let held = 0;
 
   const render = () => {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -86,23 +102,14 @@ function spinnerProgress(stream: ProgressStream): Progress {
     frame += 1;
     stream.write(`\r\u001b[K${line}`);
   };
-  const animate = () => {
-    timer = setInterval(render, 80);
-    timer.unref();
-  };
-  const clear = () => {
-    if (timer) {
-      clearInterval(timer);
-      timer = undefined;
-      stream.write("\r\u001b[K");
-    }
-  };
+  const { animate, clear, running } = redrawTimer(stream, render);
 
   const progress: Progress = {
     update(text) {
       if (text !== current && !counting) started = performance.now();
       current = text;
-      if (!timer) animate();
+      if (held > 0) return;
+      if (!running()) animate();
       render();
     },
     count(text) {
@@ -111,10 +118,10 @@ function spinnerProgress(stream: ProgressStream): Progress {
       counting = false;
     },
     note(text) {
-      const running = timer !== undefined;
+      const wasRunning = running();
       clear();
       stream.write(`${text}\n`);
-      if (running) {
+      if (wasRunning && held === 0) {
         animate();
         render();
       }
@@ -123,8 +130,34 @@ function spinnerProgress(stream: ProgressStream): Progress {
       clear();
       current = "";
     },
+    hold() {
+      held += 1;
+      clear();
+    },
+    release() {
+      held = Math.max(0, held - 1);
+      if (held === 0 && current !== "") progress.update(current);
+    },
   };
   return progress;
+}
+
+/** The spinner's redraw every 80 ms: started, cleared (the line erased), and whether it runs. */
+function redrawTimer(stream: ProgressStream, render: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    animate() {
+      timer = setInterval(render, 80);
+      timer.unref();
+    },
+    clear() {
+      if (!timer) return;
+      clearInterval(timer);
+      timer = undefined;
+      stream.write("\r\u001b[K");
+    },
+    running: () => timer !== undefined,
+  };
 }
 
 /** "reading orders.csv: 120,000 rows, 8.1 of 60.2 MB" for a scan's progress. */

@@ -3,6 +3,7 @@ import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
 import type { GateStopped, ResumePlan } from "../durable/stopped-run.ts";
+import type { UsedStates } from "../durable/used-states.ts";
 import type { ChatModelRunnable } from "../model.ts";
 import type { AnswerShape } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
@@ -66,6 +67,8 @@ export type CodeActionTurnOptions = {
   dataFiles?: DataFile[];
   /** Signs the states of interrupted runs (buildAgent's resumeSecret). */
   resumeSecret?: string | Uint8Array;
+  /** Where consumed states are recorded (buildAgent's usedStates; this process's record without one). */
+  usedStates?: UsedStates;
   /** Receives every container removal, so close() can wait for them. */
   trackRemoval?: (removal: Promise<void>) => void;
 };

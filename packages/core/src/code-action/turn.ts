@@ -4,6 +4,7 @@ import { seededStubs } from "../durable/determinism.ts";
 import { fromStateMessages, interruptedResult } from "../durable/interrupt.ts";
 import { checkResumable, resumeTurn } from "../durable/resume-turn.ts";
 import type { ResumeDecision, RunState } from "../durable/run-state.ts";
+import { consumeState, processUsedStates } from "../durable/used-states.ts";
 import { AbortError } from "../errors/abort-error.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import { RunObserver } from "../tracing/run-observer.ts";
@@ -69,9 +70,11 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
     resume(state, decision, run = {}) {
       checkResumable(state, { stubsDigest, toolNames: options.tools.map((tool) => tool.name) });
       const messages = fromStateMessages(state.messages);
-      return driveTurn(turn(messages, state.runId, state.seed), run, (context) =>
-        resumeTurn(context, state, decision),
-      );
+      // Consumed once the state passed every check, before its container starts: used once.
+      return driveTurn(turn(messages, state.runId, state.seed), run, async (context) => {
+        await consumeState(state, options.usedStates ?? processUsedStates);
+        return resumeTurn(context, state, decision);
+      });
     },
   };
 }

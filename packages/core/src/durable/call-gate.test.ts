@@ -128,7 +128,7 @@ describe("interrupt, resume and divergence", () => {
       const resumed = await runGated(lookupThenCharge, {
         tools: [lookup.tool, charge.tool],
         approval: (call) => {
-          hookCalls.push(call.tool);
+          hookCalls.push(`${call.tool} ${call.resumeDecision ?? "asked"}`);
           return true;
         },
         logged: first.log,
@@ -137,8 +137,32 @@ describe("interrupt, resume and divergence", () => {
       expect(resumed.run.result).toBe(expected);
       expect(lookup.calls).toHaveLength(0);
       expect(charge.calls).toHaveLength(charged);
-      expect(hookCalls).toEqual([]);
+      // The logged call never reaches the hook; an approved pending call does, marked as decided.
+      expect(hookCalls).toEqual(charged ? ["charge_card approved"] : []);
       expect(resumed.log.map((entry) => entry.status)).toEqual(["ok", charged ? "ok" : "denied"]);
+    }
+  });
+
+  it("the resuming agent's policy applies: an approval cannot make a call its hook denies", async () => {
+    const first = await runGated(lookupThenCharge, {
+      tools: [echoTool("lookup").tool, echoTool("charge_card").tool],
+      approval: interruptCharges,
+    });
+    const stop = first.stops[0] as Extract<GateStop, { kind: "interrupt" }>;
+    for (const [answer, expected, charged] of [
+      [{ approved: false, reason: "this agent never charges" }, "denied: this agent never charges", 0],
+      [false, "denied: ", 0],
+      ["interrupt", "7", 1],
+    ] as const) {
+      const charge = echoTool("charge_card");
+      const resumed = await runGated(lookupThenCharge, {
+        tools: [echoTool("lookup").tool, charge.tool],
+        approval: () => answer,
+        logged: first.log,
+        pending: { call: stop.pending, decision: true },
+      });
+      expect(String(resumed.run.result)).toContain(expected);
+      expect(charge.calls).toHaveLength(charged);
     }
   });
 

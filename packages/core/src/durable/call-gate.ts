@@ -89,7 +89,7 @@ export class CallGate {
         return this.#diverge(request, plan, logged ?? { ...pending!.call });
       }
       if (logged) return this.#answerFromLog(request, plan, logged);
-      return this.#decide(request, plan, pending!.decision);
+      return this.#decidePending(request, plan, pending!.decision);
     }
     if (this.#options.offline) return this.#diverge(request, plan, undefined);
     return this.#ask(request, plan);
@@ -116,6 +116,27 @@ export class CallGate {
       const refusal = this.#options.refuseInterrupt?.(pending, this.log.entries());
       this.#stop(refusal ? { kind: "refused", error: refusal } : { kind: "interrupt", pending });
       return this.#holdUntilEnd(request);
+    }
+    return this.#decide(request, plan, answer);
+  }
+
+  /**
+   * The resumed run's pending call: a denial is final; an approval must also pass this agent's own
+   * hook (asked with `resumeDecision: "approved"`): a decision cannot approve what the resuming
+   * agent's policy denies. The hook's "interrupt" or true leaves the decision as it is.
+   */
+  async #decidePending(request: ApprovalRequest, plan: Plan, decision: ResumeDecision) {
+    const hook = this.#options.approval;
+    if (!hook || denialOf(request.tool, decision) !== undefined) return this.#decide(request, plan, decision);
+    let answer: Awaited<ReturnType<ApprovalHook>>;
+    try {
+      answer = await hook({ ...request, resumeDecision: "approved" });
+    } catch (error) {
+      const reason = `the approval hook failed, so the call to ${request.tool} was not made: ${errorMessage(error)}`;
+      return this.#deny(plan, reason);
+    }
+    if (answer === "interrupt" || (typeof answer === "object" && "interrupt" in answer)) {
+      return this.#decide(request, plan, decision);
     }
     return this.#decide(request, plan, answer);
   }

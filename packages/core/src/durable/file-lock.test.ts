@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { takeProcessLock } from "./file-lock.ts";
+import { takeProcessLock, withFileLock } from "./file-lock.ts";
 
 let folder: string;
 beforeEach(async () => {
@@ -48,5 +48,22 @@ describe("takeProcessLock", () => {
     const taken = await Promise.all(Array.from({ length: 8 }, () => takeProcessLock(lockPath)));
     expect(taken.filter((lock) => "release" in lock)).toHaveLength(1);
     expect(taken.filter((lock) => "heldBy" in lock)).toHaveLength(7);
+  });
+
+  it("a symbolic link planted as the lock is named as such with the fix, and nothing is written through it", async () => {
+    const target = join(folder, "elsewhere");
+    await writeFile(target, "untouched");
+    for (const [name, take] of [
+      ["run.lock", (path: string) => takeProcessLock(path)],
+      ["journal.lock", (path: string) => withFileLock(path, async () => "worked")],
+      ["dangling.lock", (path: string) => withFileLock(path, async () => "worked")],
+    ] as const) {
+      const lockPath = join(folder, name);
+      await symlink(name === "dangling.lock" ? join(folder, "missing") : target, lockPath);
+      await expect(take(lockPath)).rejects.toThrow(
+        new RegExp(`the lock file .*${name} is a symbolic link.*Remove it \\(rm .*${name}\\)`),
+      );
+    }
+    expect(await readFile(target, "utf8")).toBe("untouched");
   });
 });

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, open, stat, unlink } from "node:fs/promises";
+import { link, lstat, open, stat, unlink } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { ConfigError } from "../errors/config-error.ts";
 
 /** How long to wait for a lock, and when a held one is left from a process that died. */
 export type FileLockTimes = { waitMs: number; staleMs: number };
@@ -28,6 +29,7 @@ export async function withFileLock<T>(
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if ((await lstat(lockPath).catch(() => undefined))?.isSymbolicLink()) throw plantedLink(lockPath);
       const held = await stat(lockPath).catch(() => undefined);
       if (held && Date.now() - held.mtimeMs > times.staleMs) {
         await unlink(lockPath).catch(ignoreMissing);
@@ -44,6 +46,14 @@ export async function withFileLock<T>(
   } finally {
     await unlink(lockPath).catch(() => undefined);
   }
+}
+
+/** A symbolic link where a lock file goes: not one codeaction made, and never followed. */
+function plantedLink(lockPath: string, cause?: unknown): ConfigError {
+  return new ConfigError({
+    message: `the lock file ${lockPath} is a symbolic link, which codeaction never makes: someone or something planted it there, and a lock is never taken through a link. Remove it (rm ${lockPath}) and check who can write its folder.`,
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 function ignoreMissing(error: unknown): void {
@@ -102,7 +112,9 @@ async function lockHolder(lockPath: string): Promise<number | undefined> {
       await handle.close();
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP" || code === "EMLINK") throw plantedLink(lockPath, error);
     throw error;
   }
   const pid = Number(text.trim());

@@ -19,7 +19,13 @@ async function newStore(options: FileRunStoreOptions = {}) {
 }
 
 const state = (runId: string) =>
-  ({ format: "codeaction.run-state", version: 1, runId, signature: "ab" }) as unknown as RunState;
+  ({
+    format: "codeaction.run-state",
+    version: 1,
+    runId,
+    nonce: `nonce-${runId}`,
+    signature: "ab",
+  }) as unknown as RunState;
 
 describe("the file run store", () => {
   it("keeps a state per run in a 0700 folder as 0600 files, and hands each out once", async () => {
@@ -33,9 +39,9 @@ describe("the file run store", () => {
     const [first, second] = await Promise.all([store.take("run_a"), store.take("run_a")]);
     expect([first, second].filter(Boolean)).toEqual([state("run_a")]);
     expect(await store.load("run_a")).toBeUndefined();
-    expect((await readdir(directory)).filter((name) => !name.startsWith("store-log"))).toEqual([
-      "run_b.json",
-    ]);
+    expect(
+      (await readdir(directory)).filter((name) => !name.startsWith("store-log") && name !== "used"),
+    ).toEqual(["run_b.json"]);
   });
 
   it("refuses run ids that could leave the folder, and never reads through a link", async () => {
@@ -131,5 +137,15 @@ describe("the file run store's log", () => {
     const verified = await verifyFileRunStore(directory);
     expect(verified.broken).toBeUndefined();
     expect(verified.ok).toBe(true);
+  });
+
+  it("hands a state out once even when its file is put back after the take (its nonce is recorded as used)", async () => {
+    const { store, directory } = await newStore();
+    await store.save(state("run_e"));
+    const copy = await readFile(join(directory, "run_e.json"), "utf8");
+    expect(await store.take("run_e")).toEqual(state("run_e"));
+    await writeFile(join(directory, "run_e.json"), copy, { mode: 0o600 });
+    await expect(store.take("run_e")).rejects.toMatchObject({ reason: "consumed" });
+    await expect(store.take("run_e")).resolves.toBeUndefined();
   });
 });

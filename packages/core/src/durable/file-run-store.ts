@@ -10,6 +10,7 @@ import { withFileLock } from "./file-lock.ts";
 import type { RunState } from "./run-state.ts";
 import type { RunStore } from "./run-store.ts";
 import { appendStoreLog, defaultStoreLogBytes } from "./run-store-log.ts";
+import { consumeState, createFileUsedStates } from "./used-states.ts";
 
 /** Options of `createFileRunStore`. */
 export type FileRunStoreOptions = {
@@ -32,7 +33,8 @@ const maxStateBytes = 64 * 1024 * 1024;
  * The embedded run store: one JSON file per waiting run (`<runId>.json`) in a folder of its own,
  * 0700, its files 0600, written whole to a temporary name and renamed (a crash leaves the old state
  * or the new, never half of one), read without following a link, taken by renaming it away first
- * (the rename is atomic, so only one taker gets it). Files, not node:sqlite: SQLite is still
+ * (the rename is atomic, so only one taker gets it), and its nonce recorded in `used/` (a state
+ * file put back after it was taken is refused: ResumeStateError "consumed"). Files, not node:sqlite: SQLite is still
  * experimental in Node 22 (a warning on every load), a state is one document read by its key, and a
  * file per run is easy to inspect, back up and delete.
  */
@@ -44,6 +46,8 @@ export function createFileRunStore(directory: string, options: FileRunStoreOptio
   // Every change and its log record are one step under the store's lock: the log's order is the files'.
   const locked = <T>(work: () => Promise<T>) => withFileLock(join(directory, ".store.lock"), work);
   const at = () => new Date().toISOString();
+  // A taken state's nonce is recorded: a state file put back (a backup, a copy) is never taken twice.
+  const used = createFileUsedStates(join(directory, "used"));
   return {
     async save(state) {
       await ready;
@@ -75,11 +79,14 @@ export function createFileRunStore(directory: string, options: FileRunStoreOptio
         return true;
       });
       if (!found) return undefined;
+      let state: RunState | undefined;
       try {
-        return await readState(taken);
+        state = await readState(taken);
       } finally {
         await unlink(taken).catch(() => undefined);
       }
+      if (state) await consumeState(state, used);
+      return state;
     },
     async list() {
       await ready;

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { bridgeDefaults } from "../bridge/bridge-options.ts";
 import type { TurnContext } from "../code-action/turn-context.ts";
@@ -93,11 +94,13 @@ export function interruptedResult(
 ): InterruptedResult {
   const { runId, options } = context;
   const { pending } = stopped.stop;
+  if (options.resumeSecret === undefined) warnUnsignedOnce();
   const state = signState(
     {
       format: "codeaction.run-state",
       version: 1,
       runId,
+      nonce: randomBytes(16).toString("hex"),
       seed: context.seed,
       messages: context.messages.map(stateMessage),
       modelMessages: stopped.modelMessages.map(stateMessage),
@@ -133,6 +136,18 @@ export function interruptedResult(
     refusedFiles: [],
     timings: { totalMs: Math.round(performance.now() - started) },
   };
+}
+
+let warnedUnsigned = false;
+
+/** Once a process: an agent without resumeSecret made a state no resume will trust without opting out. */
+function warnUnsignedOnce(): void {
+  if (warnedUnsigned) return;
+  warnedUnsigned = true;
+  process.emitWarning(
+    "codeaction: this agent has no resumeSecret, so the states of its interrupted runs are unsigned: agent.resume() refuses them unless told { trustUnsignedState: true }, and nothing shows whether a stored state was changed. Build the agent with buildAgent({ resumeSecret }) (32 random bytes, e.g. `openssl rand -hex 32`).",
+    { code: "CODEACTION_UNSIGNED_STATE" },
+  );
 }
 
 function stateMessage(message: BaseMessage): StateMessage {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
 import { checkResumable } from "./resume-turn.ts";
-import { type RunState, signState, verifyState } from "./run-state.ts";
+import { checkDecisionFits, pendingArgsDigest, type RunState, signState, verifyState } from "./run-state.ts";
 
 const secret = "a-resume-secret-of-32-characters";
 
@@ -50,6 +50,37 @@ describe("a run state's signature", () => {
     expect(refusal(() => verifyState(unsigned, { secret: undefined }))).toBe("no-secret");
     expect(refusal(() => verifyState(unsigned, { secret: undefined, trustUnsigned: true }))).toBe("accepted");
     expect(refusal(() => verifyState({ format: "other" }, { secret }))).toBe("malformed");
+  });
+
+  it("is parsed strictly: the right signature with characters after it is refused", () => {
+    const state = signState(sampleState(), secret);
+    // Buffer.from(text, "hex") stops at the first non-hex character, so these decoded to the right bytes.
+    for (const tail of ["zz", "!", " ", "0"]) {
+      expect(
+        refusal(() => verifyState({ ...state, signature: `${state.signature}${tail}` }, { secret })),
+      ).toBe("bad-signature");
+    }
+    expect(
+      refusal(() => verifyState({ ...state, signature: state.signature!.toUpperCase() }, { secret })),
+    ).toBe("bad-signature");
+  });
+});
+
+describe("a decision bound to a call", () => {
+  it("fits the state's signed pending call only: the same tool and the digest of the same arguments", () => {
+    const state = signState(sampleState(), secret);
+    const argsDigest = pendingArgsDigest(state.pending);
+    const fits = (decision: Parameters<typeof checkDecisionFits>[1]) =>
+      refusal(() => checkDecisionFits(state, decision));
+    expect(fits(true)).toBe("accepted");
+    expect(fits({ approved: true, call: { tool: "charge_card", argsDigest } })).toBe("accepted");
+    const other = pendingArgsDigest({ args: { amount: 100000 } });
+    expect(fits({ approved: true, call: { tool: "charge_card", argsDigest: other } })).toBe(
+      "decision-mismatch",
+    );
+    expect(fits({ approved: true, call: { tool: "refund", argsDigest } })).toBe("decision-mismatch");
+    // The digest is of the canonical arguments: their keys' order does not matter.
+    expect(pendingArgsDigest({ args: { b: 1, a: 2 } })).toBe(pendingArgsDigest({ args: { a: 2, b: 1 } }));
   });
 });
 

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
 import type { CallLogEntry } from "./call-log.ts";
-import { canonicalJson, hmacHex } from "./canonical-json.ts";
+import { canonicalJson, hmacHex, sha256Hex } from "./canonical-json.ts";
 
 /** The call an approval hook answered "interrupt" for: not made; it gets the decision on resume. */
 export type PendingCall = {
@@ -13,8 +13,14 @@ export type PendingCall = {
   reason?: string;
 };
 
-/** What `agent.resume()` gives the pending call: approve (true), deny (false), or deny with a reason. */
-export type ResumeDecision = boolean | { approved: boolean; reason?: string };
+/**
+ * What `agent.resume()` gives the pending call: approve (true), deny (false), or deny with a reason.
+ * With `call`, the decision is bound to the call it was made about: resume refuses a state whose
+ * signed pending call is another tool or has other arguments (`argsDigest`: `pendingArgsDigest()`).
+ */
+export type ResumeDecision =
+  | boolean
+  | { approved: boolean; reason?: string; call?: { tool: string; argsDigest: string } };
 
 /** A message of the turn, as text: what the model saw and wrote. */
 export type StateMessage = { role: "system" | "user" | "assistant"; content: string };
@@ -27,6 +33,8 @@ export type RunState = {
   format: "codeaction.run-state";
   version: 1;
   runId: string;
+  /** Random, signed: what names this state when it is recorded as used (a state is resumed once). */
+  nonce?: string;
   /** The seed of the program's `random` module (the same on resume). */
   seed: string;
   /** The conversation the turn was asked (the result's `messages` start with it). */
@@ -47,6 +55,26 @@ export type RunState = {
 };
 
 const minimumSecretBytes = 16;
+const signatureHexPattern = /^[0-9a-f]{64}$/;
+
+/** The SHA-256 digest of a pending call's canonical arguments (keys sorted), as the call log has it. */
+export function pendingArgsDigest(pending: Pick<PendingCall, "args">): string {
+  return sha256Hex(canonicalJson(pending.args ?? {}));
+}
+
+/**
+ * Refuses a decision bound to another call than the state's signed pending one (its tool, or the
+ * digest of its arguments). A decision without `call` is not bound.
+ */
+export function checkDecisionFits(state: RunState, decision: ResumeDecision): void {
+  if (typeof decision !== "object" || decision.call === undefined) return;
+  const digest = pendingArgsDigest(state.pending);
+  if (decision.call.tool === state.pending.tool && decision.call.argsDigest === digest) return;
+  throw new ResumeStateError({
+    reason: "decision-mismatch",
+    message: `resume refused: the decision was made about ${decision.call.tool} (arguments ${decision.call.argsDigest.slice(0, 16)}…), but run ${state.runId}'s signed state waits on ${state.pending.tool} (arguments ${digest.slice(0, 16)}…). Show the state's pending call to whoever decides, and decide again.`,
+  });
+}
 
 /** A resume secret as key bytes; a short or empty one is refused (a ConfigError is the caller's). */
 export function checkResumeSecret(secret: string | Uint8Array): string | undefined {
@@ -93,7 +121,8 @@ export function verifyState(
   }
   const { signature, ...content } = state;
   const expected = Buffer.from(hmacHex(secret, canonicalJson(content)), "hex");
-  const given = Buffer.from(signature, "hex");
+  // Strict: exactly 64 lowercase hex digits (Buffer.from(…, "hex") stops at the first other character).
+  const given = Buffer.from(signatureHexPattern.test(signature) ? signature : "", "hex");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
     throw new ResumeStateError({
       reason: "bad-signature",

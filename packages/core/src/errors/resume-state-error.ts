@@ -6,12 +6,21 @@ const symbol = Symbol.for(marker);
 
 /**
  * A run state (or run record) was refused before anything started: it is not one this version
- * wrote, its signature is missing or wrong, or it does not fit the agent resuming it. `reason` says
+ * wrote, its signature is missing or wrong, it was consumed already, its decision was made about
+ * another call, or it does not fit the agent resuming it. `reason` says
  * which; the message says what to do.
  */
 export class ResumeStateError extends CodeActionError {
   protected readonly [symbol] = true;
-  readonly reason: "malformed" | "unsigned" | "bad-signature" | "no-secret" | "mismatch" | "unavailable";
+  readonly reason:
+    | "malformed"
+    | "unsigned"
+    | "bad-signature"
+    | "no-secret"
+    | "mismatch"
+    | "unavailable"
+    | "consumed"
+    | "decision-mismatch";
 
   constructor(options: { reason: ResumeStateError["reason"]; message: string; cause?: unknown }) {
     super(options.message, { code, cause: options.cause });

@@ -55,13 +55,19 @@ export async function readJson(request: IncomingMessage): Promise<Record<string,
 }
 
 /** A JSON reply with its length; after headers were sent, only ends the response. */
-export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (response.headersSent) {
     response.end();
     return;
   }
   const text = JSON.stringify(body);
   response.writeHead(status, {
+    ...headers,
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
   });

@@ -27,11 +27,17 @@ export async function startOpenAIFixture(options: {
    * The first `count` requests (default: every one) are answered with HTTP `status` and OpenAI's
    * error body instead of a reply, as a provider that is down or busy answers: for testing retries.
    */
-  failures?: { status: number; count?: number };
+  failures?: { status: number; count?: number; headers?: Record<string, string> };
+  /**
+   * The first `count` requests (default: every one) are read and never answered, as a provider
+   * that accepts the connection and hangs: for testing timeouts. `close()` ends them.
+   */
+  silent?: { count?: number };
 }): Promise<OpenAIFixture> {
   const replies = [...options.replies];
-  const failures = options.failures;
+  const { failures, silent } = options;
   let failed = 0;
+  let silenced = 0;
   const requests: OpenAIFixtureRequest[] = [];
   let next = 0;
 
@@ -39,16 +45,13 @@ export async function startOpenAIFixture(options: {
     const path = (request.url ?? "/").split("?")[0] ?? "/";
     const body = await readJson(request);
     requests.push({ method: request.method ?? "GET", path, body });
+    if (silent && silenced < (silent.count ?? Number.POSITIVE_INFINITY)) {
+      silenced += 1;
+      return;
+    }
     if (failures && failed < (failures.count ?? Number.POSITIVE_INFINITY)) {
       failed += 1;
-      sendJson(response, failures.status, {
-        error: {
-          message: "The server had an error while processing your request.",
-          type: "server_error",
-          param: null,
-          code: null,
-        },
-      });
+      sendFailure(response, failures);
       return;
     }
     if (request.method !== "POST" || !path.endsWith("/chat/completions")) {
@@ -74,6 +77,20 @@ export async function startOpenAIFixture(options: {
 
   const server = await listenOnLoopback(handle, (response, message) => sendError(response, 500, message));
   return { baseURL: `http://127.0.0.1:${server.port}/v1`, requests, close: server.close };
+}
+
+/** OpenAI's error body with `failures.status` (and its headers): a provider that is down or busy. */
+function sendFailure(
+  response: ServerResponse,
+  failures: { status: number; headers?: Record<string, string> },
+) {
+  const error = {
+    message: "The server had an error while processing your request.",
+    type: "server_error",
+    param: null,
+    code: null,
+  };
+  sendJson(response, failures.status, { error }, failures.headers);
 }
 
 /** The `number`th reply, as one chat.completion or streamed as the request asks. */

@@ -14,7 +14,7 @@ import { loadModel } from "../../model-load.ts";
 import { serverCommandLines, serverSpecs } from "../../server-options.ts";
 import { createProgress } from "../../terminal/progress.ts";
 import { untilStopped } from "../../until-stopped.ts";
-import { questionOptions, retriesOption } from "../question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption } from "../question-options.ts";
 import { deskAgentBuilder } from "./desk-agent.ts";
 import { describeError, isSandboxProblem } from "./desk-errors.ts";
 import { listenDesk } from "./desk-server.ts";
@@ -39,6 +39,7 @@ Options:
   --image NAME              the sandbox image
   --model M, --replay FILE  the model, as for codeaction ask
   --retries N               try a failed model call again up to N times (default 2; 0 for never)
+  --model-timeout S         seconds one model call may take (default 90)
   --uploads DIR             where files dropped on the page go (default ./${defaultUploadFolder});
                             the data files in it join the desk's at the start
   --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
@@ -116,6 +117,7 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     env: context.env,
     wait: context.wait,
+    timeoutSeconds: modelTimeoutOption("desk", values["model-timeout"]),
   });
   const buildAgent = deskAgentBuilder({
     model,
