@@ -10,6 +10,16 @@ export const outputMetaKey = "codeaction/output";
 /** How long the result may wait for the client to have handled the run's notifications. */
 export const deliveryTimeoutMs = 2000;
 
+/**
+ * Bytes of output-line notifications one run may send (as JSON): a client that never reads holds
+ * them in this server's buffers beside the reply (reply-bounds.ts: about 256 Ki characters), so
+ * they count in the reply's budget. 768 KiB carries the runner's 2000 lines when they are short
+ * (about 200 bytes a notification), and stops the lines that JSON escapes six-fold (control bytes:
+ * 256 KiB of them made about 3 MiB of notifications a run). Past it, one notification says the live
+ * output stops and the rest of the output comes in the result; ticks go on.
+ */
+export const maxOutputNotificationBytes = 768 * 1024;
+
 type ProgramOutputEvent = Extract<AgentEvent, { type: "program-output" }>;
 
 /** A running program's progress reports: the ticks, its output lines, and the end of both. */
@@ -48,11 +58,16 @@ export function reportRunProgress(options: {
   confirm?: () => Promise<unknown>;
   intervalMs?: number;
   deliveryTimeoutMs?: number;
+  /** Bytes of output-line notifications this run may send (default maxOutputNotificationBytes). */
+  maxOutputBytes?: number;
 }): RunProgress {
   const started = performance.now();
   let last = 0;
   let stopped = false;
   let sent = 0;
+  let outputBytes = 0;
+  let outputCut = false;
+  const maxOutputBytes = options.maxOutputBytes ?? maxOutputNotificationBytes;
   /** Sends not yet written: at most one per notification of the run (its lines are bounded). */
   const pending = new Set<Promise<void>>();
   const send = (message: string, meta?: Record<string, unknown>) => {
@@ -81,9 +96,19 @@ export function reportRunProgress(options: {
   timer.unref();
   return {
     output(event) {
-      if (stopped) return;
+      if (stopped || outputCut) return;
       const output = { stream: event.stream, line: event.line, ...(event.cut ? { cut: true } : {}) };
-      send(event.cut ? event.line : `${event.stream}: ${event.line}`, { [outputMetaKey]: output });
+      const message = event.cut ? event.line : `${event.stream}: ${event.line}`;
+      // The notification's size as JSON (the line is in it twice, escaped), with the envelope the
+      // transport adds (jsonrpc, method, token, progress figures: under 120 bytes).
+      outputBytes += JSON.stringify({ message, output }).length + 120;
+      if (outputBytes > maxOutputBytes) {
+        outputCut = true;
+        const line = `[live output cut: this run's notifications reached ${Math.round(maxOutputBytes / 1024)} KiB; the rest of the output comes in the result]`;
+        send(line, { [outputMetaKey]: { stream: event.stream, line, cut: true } });
+        return;
+      }
+      send(message, { [outputMetaKey]: output });
     },
     async stop() {
       if (stopped) return;
