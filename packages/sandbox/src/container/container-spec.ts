@@ -2,6 +2,7 @@ import { resolveUser, type SandboxConfig, sizeInBytes } from "../config.ts";
 import type { ContainerCreateOptions, ContainerInspectInfo, HostConfig } from "../engine/container-engine.ts";
 import { SecurityFlagError } from "../errors/security-flag-error.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "../network/session-network.ts";
+import { type BindMount, bindMountsSpec, findBindMountProblems } from "./bind-mounts.ts";
 import { dockerDialect, type EngineDialect, waysOf } from "./engine-dialect.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
@@ -76,6 +77,8 @@ export function buildContainerSpec(
     deadlineSeconds: number;
     name?: string;
     dialect?: EngineDialect;
+    /** Host files bind-mounted read-only (checked by files/mount-files.ts); none by default. */
+    mounts?: readonly BindMount[];
   },
 ): ContainerCreateOptions {
   const dialect = options.dialect ?? dockerDialect;
@@ -112,7 +115,7 @@ export function buildContainerSpec(
       IpcMode: "private",
       Tmpfs: tmpfsFor(config, dialect),
       Binds: [],
-      Mounts: [],
+      Mounts: bindMountsSpec(options.mounts ?? []),
       VolumesFrom: [],
       Devices: [],
       RestartPolicy: { Name: "no" },
@@ -191,6 +194,8 @@ export type SpecCheckOptions = {
   imageEnv?: string[];
   sessionNetwork?: SessionNetwork;
   dialect?: EngineDialect;
+  /** The host files mounted read-only: the read-back accepts exactly these, and no other mount. */
+  mounts?: readonly BindMount[];
 };
 
 type InspectedHostConfig = HostConfig & Record<string, unknown>;
@@ -285,8 +290,7 @@ function findIsolationProblems(
   expect(ways.privateIpcModes.includes(String(host.IpcMode)), `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
   expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
-  expect((host.Binds ?? []).length === 0, `host folders are bound: ${JSON.stringify(host.Binds)}`);
-  expect((info.Mounts ?? []).length === 0, `the container has mounts: ${JSON.stringify(info.Mounts)}`);
+  problems.push(...findBindMountProblems(info, host, options.mounts ?? []));
   expect((host.Devices ?? []).length === 0, "the container has devices");
   const wantTmpfs = tmpfsFor(config, options.dialect);
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;

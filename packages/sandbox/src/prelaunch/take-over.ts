@@ -41,6 +41,8 @@ export async function takeOverPrelaunched(
     const { helper, info } = await verifyRunning(container, identity.config, {
       imageEnv: options.imageEnv,
       dialect: options.dialect,
+      // Its mounts, exactly: the files the worker checked and mounted (and read back inside).
+      mounts: handed.mounted.map((file) => ({ source: file.source, target: file.containerPath })),
       withKillHelper: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -58,6 +60,7 @@ export async function takeOverPrelaunched(
         helper,
         guardExecs: execsNeedGuard(identity.config),
         placedFiles: handed.placed,
+        ...(handed.mounted.length > 0 ? { mounted: handed.mounted } : {}),
       },
     };
   } catch (error) {
