@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FilePlacementError, parseSandboxConfig, type SandboxSession } from "@codeaction/sandbox";
@@ -27,6 +36,10 @@ beforeAll(() => {
   dataPath = join(folder, "sales.csv");
   secretPath = join(folder, `${hostileMarker}-secret.txt`);
   writeFileSync(dataPath, rows);
+  // Writable and listable by anyone on the host: only the mount's "ro" (and its single file) stop a
+  // program, not the host's permissions (the tests may run as root).
+  chmodSync(folder, 0o755);
+  chmodSync(dataPath, 0o666);
   // Beside the data file, in the same host folder: no program may see it.
   writeFileSync(secretPath, "the host's secret, never to be seen\n");
 });
