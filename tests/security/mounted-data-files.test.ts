@@ -68,7 +68,7 @@ print("RESULT:", json.dumps({
     "chmod": attempt(lambda: os.chmod(path, 0o666)),
     "unlink": attempt(lambda: os.unlink(path)),
     "beside": attempt(lambda: open(path + "/../${hostileMarker}-secret.txt").read()),
-    "under_workspace": sorted([m[4], m[5].split(",")[0], m[3]] for m in mounts if m[4].startswith("/workspace")),
+    "under_workspace": sorted([m[4], m[5].split(",")[0], m[m.index("-") + 1]] for m in mounts if m[4].startswith("/workspace")),
     "host_roots": sorted([m[3], m[4]] for m in mounts if m[3].startswith(${JSON.stringify("/tmp/")})),
 }))
 `;
@@ -110,9 +110,12 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
       // The mount point cannot be removed (runc: EBUSY or EACCES; gVisor says EISDIR).
       expect(seen.unlink).not.toBe("done");
       expect(seen.beside).toBe("ENOTDIR");
-      // Under /workspace: the tmpfs, and the one file, read-only (no folder of the host).
-      const fileMount = seen.under_workspace.filter(([point]) => point !== "/workspace");
-      expect(fileMount.map(([point, options]) => [point, options])).toEqual([
+      // Under /workspace: the two tmpfs folders (the data folder is the sandbox user's own), and the
+      // one file, read-only: no folder of the host.
+      const tmpfs = seen.under_workspace.filter(([, , type]) => type === "tmpfs").map(([point]) => point);
+      expect(tmpfs).toEqual(["/workspace", "/workspace/data"]);
+      const fromHost = seen.under_workspace.filter(([, , type]) => type !== "tmpfs");
+      expect(fromHost.map(([point, options]) => [point, options])).toEqual([
         ["/workspace/data/sales.csv", "ro"],
       ]);
       // runc names the host path a mount comes from: only the file itself (gVisor shows "/" for each).

@@ -1,6 +1,7 @@
 import { resolveUser, type SandboxConfig, sizeInBytes } from "../config.ts";
 import type { ContainerCreateOptions, ContainerInspectInfo, HostConfig } from "../engine/container-engine.ts";
 import { SecurityFlagError } from "../errors/security-flag-error.ts";
+import { placedFilesDirectory } from "../files/placement-path.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "../network/session-network.ts";
 import { type BindMount, bindMountsSpec, findBindMountProblems } from "./bind-mounts.ts";
 import { dockerDialect, type EngineDialect, waysOf } from "./engine-dialect.ts";
@@ -32,6 +33,7 @@ export function dockerUser(config: SandboxConfig): string {
 export function tmpfsFor(
   config: SandboxConfig,
   dialect: EngineDialect = dockerDialect,
+  options: { dataFolder?: boolean } = {},
 ): Record<string, string> {
   const { uid, gid } = resolveUser(config.user);
   const disk = sizeInBytes(config.diskLimit);
@@ -43,6 +45,9 @@ export function tmpfsFor(
     "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
     "/var/tmp": `rw,noexec,nosuid,nodev,size=${Math.max(1024 * 1024, Math.floor(disk / 2))}`,
     ...ways.addedTmpfs,
+    // With mounted files: their folder is the sandbox user's own (under runc the mount points would
+    // make it root's), so files given later are copied beside them.
+    ...(options.dataFolder ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${owner}` } : {}),
   };
 }
 
@@ -113,7 +118,7 @@ export function buildContainerSpec(
       // No docker-init: our init must be PID 1 itself, where the kernel shields it from the program.
       Init: false,
       IpcMode: "private",
-      Tmpfs: tmpfsFor(config, dialect),
+      Tmpfs: tmpfsFor(config, dialect, { dataFolder: (options.mounts ?? []).length > 0 }),
       Binds: [],
       Mounts: bindMountsSpec(options.mounts ?? []),
       VolumesFrom: [],
@@ -292,7 +297,7 @@ function findIsolationProblems(
   expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
   problems.push(...findBindMountProblems(info, host, options.mounts ?? []));
   expect((host.Devices ?? []).length === 0, "the container has devices");
-  const wantTmpfs = tmpfsFor(config, options.dialect);
+  const wantTmpfs = tmpfsFor(config, options.dialect, { dataFolder: (options.mounts ?? []).length > 0 });
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
   const { uid, gid } = resolveUser(config.user);
   for (const [path, mountOptions] of Object.entries(wantTmpfs)) {

@@ -121,7 +121,7 @@ async function launch(
       { code: "session-expired" },
     );
   }
-  const mounts = await mountsOrNone(options.mountFiles ?? [], options.logger);
+  const mounts = await checkedMounts(options.mountFiles ?? [], options.logger);
   try {
     await options.afterMountCheck?.();
     const launched = await createAndStart(docker, config, { ...options, ...parts, mounts }, secondsLeft);
@@ -139,24 +139,15 @@ async function launch(
   }
 }
 
-/**
- * The files checked for a mount, all of them or none: the mount points make /workspace/data the
- * runtime's (root's, under runc), where nothing more can be copied, so when one file is refused
- * (a link, not a regular file, unreadable) every file is copied instead. Each refusal is logged.
- */
-async function mountsOrNone(
+/** The files that pass the mount check; each refused one is logged (and copied later by the caller). */
+async function checkedMounts(
   files: readonly FileToPlace[],
   logger: Logger | undefined,
 ): Promise<CheckedMount[]> {
   const { mounts, refused } = await checkMounts(files);
-  if (refused.length === 0) return mounts;
-  await releaseMounts(mounts);
   for (const file of refused)
-    logger?.debug(
-      { file: file.hostPath, reason: file.reason },
-      "data file refused a mount: every file copied",
-    );
-  return [];
+    logger?.debug({ file: file.hostPath, reason: file.reason }, "data file copied: a mount was refused");
+  return mounts;
 }
 
 /** The container created with its checked mounts, started and verified (with its step durations logged). */

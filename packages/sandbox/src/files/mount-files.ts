@@ -40,7 +40,8 @@ function identityOf(info: {
 /**
  * Checks one host file for a mount: the name given is not a link, its real path (the links of the
  * folders on the way resolved once, here) opens read-only without following a link, is a regular
- * file, and still names what was opened. The descriptor stays open (`handle`) until the mount is
+ * file that others may read (the sandbox's user reads it as one of them), and still names what was
+ * opened. The descriptor stays open (`handle`) until the mount is
  * verified. A refusal is not an error: the file is copied instead.
  */
 export async function checkMountable(file: FileToPlace): Promise<CheckedMount | MountRefusal> {
@@ -53,6 +54,9 @@ export async function checkMountable(file: FileToPlace): Promise<CheckedMount | 
     handle = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const opened = await handle.stat({ bigint: true });
     if (!opened.isFile()) throw new Error("it is not a regular file");
+    // The container's user is not the file's owner: it reads the file as "others" do.
+    if ((opened.mode & 0o004n) === 0n)
+      throw new Error("others may not read it (the sandbox's user could not)");
     const there = await lstat(source, { bigint: true });
     if (there.dev !== opened.dev || there.ino !== opened.ino) throw new Error("it changed while checked");
     return { ...file, source, bytes: Number(opened.size), identity: identityOf(opened), handle };

@@ -20,7 +20,8 @@ export class ContainerPlacements {
     // Files bind-mounted at the container's start are there from the first moment.
     for (const file of launched.mounted ?? []) this.placed.set(file.containerPath, file);
     this.adopted = (launched.placedFiles ?? Promise.resolve([])).then((files) => {
-      for (const file of files) this.placed.set(file.containerPath, file);
+      for (const file of files)
+        if (this.placed.get(file.containerPath)?.how !== "mounted") this.placed.set(file.containerPath, file);
     });
   }
 
@@ -58,10 +59,13 @@ export class ContainerPlacements {
     const sizes = await Promise.all(files.map(sizeOf));
     const missing = files.filter((file, index) => {
       const there = this.placed.get(file.containerPath);
+      // A mounted file is the host file itself (it cannot be copied over); a copy is redone when its size changed.
       const same =
         there !== undefined &&
-        there.bytes === sizes[index] &&
-        (there.hostPath === undefined || there.hostPath === file.hostPath);
+        (there.how === "mounted"
+          ? there.hostPath === file.hostPath
+          : there.bytes === sizes[index] &&
+            (there.hostPath === undefined || there.hostPath === file.hostPath));
       if (same)
         onProgress?.({
           containerPath: file.containerPath,
