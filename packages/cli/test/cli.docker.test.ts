@@ -236,7 +236,7 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     expect(left).toEqual([]);
   });
 
-  it("places its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
+  it("mounts its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await writeFile(join(folder, "sizes.csv"), "size\n3\n4\n");
     const replay = await programReplay(folder, "sizes.json", [
@@ -250,6 +250,8 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     expect(run.stdout).toBe("7\n");
     expect(run.stderr).toContain("files placed before the turn (a prelaunch's)");
     expect(run.stderr).toContain('"containerPath":"/workspace/data/sizes.csv","bytes":9');
+    // A local engine: the prelaunch bind-mounted it read-only at its start; --debug says which way it went.
+    expect(run.stderr).toContain('"files":[{"containerPath":"/workspace/data/sizes.csv","how":"mounted"}]');
     const { created, destroyed, left } = await containerEventsOf(run.pid, since);
     expect(created).toHaveLength(1);
     expect(destroyed).toEqual(created);
