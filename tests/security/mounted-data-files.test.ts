@@ -67,6 +67,7 @@ print("RESULT:", json.dumps({
     "truncate": attempt(lambda: os.truncate(path, 0)),
     "chmod": attempt(lambda: os.chmod(path, 0o666)),
     "unlink": attempt(lambda: os.unlink(path)),
+    "create": attempt(lambda: open("/workspace/data/${hostileMarker}.txt", "w").close()),
     "beside": attempt(lambda: open(path + "/../${hostileMarker}-secret.txt").read()),
     "under_workspace": sorted([m[4], m[5].split(",")[0], m[m.index("-") + 1]] for m in mounts if m[4].startswith("/workspace")),
     "host_roots": sorted([m[3], m[4]] for m in mounts if m[3].startswith(${JSON.stringify("/tmp/")})),
@@ -80,6 +81,7 @@ type Probe = {
   truncate: string;
   chmod: string;
   unlink: string;
+  create: string;
   beside: string;
   under_workspace: [string, string, string][];
   host_roots: [string, string][];
@@ -110,6 +112,8 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
       // The mount point cannot be removed (runc: EBUSY or EACCES; gVisor says EISDIR).
       expect(seen.unlink).not.toBe("done");
       expect(seen.beside).toBe("ENOTDIR");
+      // Its folder is sealed as the copies leave it: nothing new beside the file.
+      expect(seen.create).toBe("EACCES");
       // Under /workspace: the two tmpfs folders (the data folder is the sandbox user's own), and the
       // one file, read-only: no folder of the host.
       const tmpfs = seen.under_workspace.filter(([, , type]) => type === "tmpfs").map(([point]) => point);

@@ -40,6 +40,8 @@ export function tmpfsFor(
   const ways = waysOf(dialect);
   // Podman has no uid=/gid= tmpfs option: U gives the folder to the container's user.
   const owner = ways.workspaceOwner === "U" ? "mode=0700,U" : `uid=${uid},gid=${gid},mode=0700`;
+  // Sealed (0555) as a copy leaves it; a later copy opens it and seals it again (place-files.ts).
+  const dataOwner = ways.workspaceOwner === "U" ? "mode=0555,U" : `uid=${uid},gid=${gid},mode=0555`;
   return {
     "/workspace": `rw,nosuid,nodev,size=${disk},${owner}`,
     "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
@@ -47,7 +49,7 @@ export function tmpfsFor(
     ...ways.addedTmpfs,
     // With mounted files: their folder is the sandbox user's own (under runc the mount points would
     // make it root's), so files given later are copied beside them.
-    ...(options.dataFolder ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${owner}` } : {}),
+    ...(options.dataFolder ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${dataOwner}` } : {}),
   };
 }
 
