@@ -18,7 +18,14 @@ import { inspectSandboxImage } from "../../packages/sandbox/src/container/readin
 import { allocateIdentity } from "../../packages/sandbox/src/container/user-ids.ts";
 import { teardownContainer } from "../../packages/sandbox/src/engine/engine-operations.ts";
 import { filesToPlace } from "../../packages/sandbox/src/files/placement-path.ts";
-import { backends, docker, executePython, hostileMarker, suiteManager } from "../support/harness.ts";
+import {
+  backends,
+  docker,
+  executePython,
+  hostileMarker,
+  runAgentCase,
+  suiteManager,
+} from "../support/harness.ts";
 
 // Data files bind-mounted read-only (issue 46), attacked from inside: a write through the mount
 // fails, nothing of the host beside the file is visible (the folder's listing, the mount table), a
@@ -144,6 +151,30 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
     } finally {
       await Promise.all([mounted.close(), copied.close()]);
     }
+  });
+
+  test("a code-action turn: its own container mounts the data file, the warm pool's copies it, one answer", async () => {
+    const program = [
+      "import json",
+      'mounted = any(line.split()[4] == "/workspace/data/sales.csv" for line in open("/proc/self/mountinfo"))',
+      'rows = open("/workspace/data/sales.csv").read().splitlines()[1:]',
+      'print("RESULT: " + json.dumps({"mounted": mounted, "total": sum(int(row.split(",")[1]) for row in rows)}))',
+    ].join("\n");
+    const answers = [];
+    for (const pool of [0, 1]) {
+      const outcome = await runAgentCase({
+        backend,
+        programs: [program],
+        codeAction: { dataFiles: [dataPath] },
+        sandbox: { pool },
+      });
+      expect(outcome.error).toBeUndefined();
+      answers.push(JSON.parse(outcome.result?.attempts[0]?.result ?? "{}"));
+    }
+    expect(answers).toEqual([
+      { mounted: true, total: 7 },
+      { mounted: false, total: 7 },
+    ]);
   });
 
   test("a link named by the caller is copied, not mounted", async () => {
