@@ -49,7 +49,9 @@ export function tmpfsFor(
     ...ways.addedTmpfs,
     // With mounted files: their folder is the sandbox user's own (under runc the mount points would
     // make it root's), so files given later are copied beside them.
-    ...(options.dataFolder ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${dataOwner}` } : {}),
+    ...(options.dataFolder
+      ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${dataOwner}` }
+      : {}),
   };
 }
 
