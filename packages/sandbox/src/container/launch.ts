@@ -124,8 +124,18 @@ async function launch(
   const mounts = await checkedMounts(options.mountFiles ?? [], options.logger);
   try {
     await options.afterMountCheck?.();
-    const launched = await createAndStart(docker, config, { ...options, ...parts, mounts }, secondsLeft);
-    const mounted = mounts.map(({ containerPath, bytes, hostPath, source }) => ({
+    const started = { ...options, ...parts };
+    let used = mounts;
+    const launched = await createAndStart(docker, config, { ...started, mounts }, secondsLeft).catch(
+      (error: unknown) => {
+        // An engine that cannot bind the path (Docker Desktop outside its shared folders): copied instead.
+        if (mounts.length === 0 || !refusedMounts(error)) throw error;
+        options.logger?.debug({ error: String(error) }, "the engine refused the data files' mounts: copied");
+        used = [];
+        return createAndStart(docker, config, { ...started, mounts: [] }, secondsLeft);
+      },
+    );
+    const mounted = used.map(({ containerPath, bytes, hostPath, source }) => ({
       containerPath,
       bytes,
       hostPath,
@@ -137,6 +147,12 @@ async function launch(
   } finally {
     await releaseMounts(mounts);
   }
+}
+
+/** An engine's refusal of a bind (its HTTP status, a message about the mount), not our own check's. */
+function refusedMounts(error: unknown): boolean {
+  const { statusCode, message } = error as { statusCode?: unknown; message?: unknown };
+  return typeof statusCode === "number" && /mount|bind/i.test(String(message));
 }
 
 /** The files that pass the mount check; each refused one is logged (and copied later by the caller). */
