@@ -33,7 +33,12 @@ export type LaunchedContainer = {
   firstCommand?: FirstCommand;
   /** Host files bind-mounted read-only at its start (files/mount-files.ts): host path, real path mounted. */
   mounted?: MountedFile[];
+  /** The files asked to be mounted that the check refused (to be copied), and why. */
+  mountRefusals?: MountRefusalNote[];
 };
+
+/** A file the mount check refused, and why ("it is a link", ...). */
+export type MountRefusalNote = { hostPath: string; reason: string };
 
 /** A host file bind-mounted at a container's start: where it is inside, the path given, the real path mounted. */
 export type MountedFile = PlacedFile & { hostPath: string; source: string };
@@ -121,7 +126,7 @@ async function launch(
       { code: "session-expired" },
     );
   }
-  const mounts = await checkedMounts(options.mountFiles ?? [], options.logger);
+  const { mounts, refusals } = await checkedMounts(options.mountFiles ?? [], options.logger);
   try {
     await options.afterMountCheck?.();
     const started = { ...options, ...parts };
@@ -143,7 +148,11 @@ async function launch(
       how: "mounted" as const,
     }));
     for (const file of mounted) options.logger?.debug({ file: file.hostPath }, "data file mounted read-only");
-    return { ...launched, ...(mounted.length > 0 ? { mounted } : {}) };
+    return {
+      ...launched,
+      ...(mounted.length > 0 ? { mounted } : {}),
+      ...(refusals.length > 0 ? { mountRefusals: refusals } : {}),
+    };
   } finally {
     await releaseMounts(mounts);
   }
@@ -159,11 +168,12 @@ function refusedMounts(error: unknown): boolean {
 async function checkedMounts(
   files: readonly FileToPlace[],
   logger: Logger | undefined,
-): Promise<CheckedMount[]> {
+): Promise<{ mounts: CheckedMount[]; refusals: MountRefusalNote[] }> {
   const { mounts, refused } = await checkMounts(files);
-  for (const file of refused)
-    logger?.debug({ file: file.hostPath, reason: file.reason }, "data file copied: a mount was refused");
-  return mounts;
+  const refusals = refused.map(({ hostPath, reason }) => ({ hostPath, reason }));
+  for (const { hostPath, reason } of refusals)
+    logger?.debug({ file: hostPath, reason }, "data file copied: a mount was refused");
+  return { mounts, refusals };
 }
 
 /** The container created with its checked mounts, started and verified (with its step durations logged). */

@@ -81,6 +81,7 @@ async function launch(): Promise<void> {
     containerId: launched.containerId,
     user: identity.config.user ?? "",
     mounted: launched.mounted ?? [],
+    mountRefusals: launched.mountRefusals ?? [],
   });
   report(await placeFiles(launched));
 }

@@ -8,7 +8,7 @@ import { Worker } from "node:worker_threads";
 import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../container/engine-dialect.ts";
-import type { MountedFile } from "../container/launch.ts";
+import type { MountedFile, MountRefusalNote } from "../container/launch.ts";
 import type { PlacedFile, PlacingProgress } from "../files/place-files.ts";
 import { type FileToPlace, filesToPlace } from "../files/placement-path.ts";
 import { workerEnvironment } from "./worker-env.ts";
@@ -31,6 +31,8 @@ export type PrelaunchedContainer = {
   placed: Promise<PlacedFile[]>;
   /** `start`'s files bind-mounted read-only at the container's start (a local engine): read back at the take-over. */
   mounted: MountedFile[];
+  /** `start`'s files the worker's mount check refused (they are copied), and why: the manager logs them. */
+  mountRefusals?: MountRefusalNote[];
 };
 
 /**
@@ -98,8 +100,8 @@ export class SandboxPrelaunch {
       } else if (report.type === "checked") checked(report.dialect);
       else if (report.type === "launched") {
         launched = true;
-        const { containerId, user, mounted } = report;
-        settle({ containerId, user, lifeline: standIn, placed: this.waitingFor(placed), mounted });
+        const { type: _launched, ...handed } = report;
+        settle({ ...handed, lifeline: standIn, placed: this.waitingFor(placed) });
       } else if (report.type === "placed") {
         if (report.failure) this.failure = `placing its files failed: ${report.failure}`;
         placedNow(report.placed);

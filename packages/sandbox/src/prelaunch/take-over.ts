@@ -35,6 +35,8 @@ export async function takeOverPrelaunched(
     return undefined;
   }
   const container = docker.getContainer(handed.containerId);
+  for (const { hostPath, reason } of handed.mountRefusals ?? [])
+    options.logger?.debug({ file: hostPath, reason }, "data file copied: a mount was refused");
   const identity = holdIdentity(options.config, handed.user);
   try {
     if (!identity) throw new Error(`its user ${handed.user} is not one this manager can hold`);

@@ -1,7 +1,7 @@
 // The messages between a SandboxPrelaunch (prelaunch.ts) and its worker thread (prelaunch-worker.ts).
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../container/engine-dialect.ts";
-import type { MountedFile } from "../container/launch.ts";
+import type { MountedFile, MountRefusalNote } from "../container/launch.ts";
 import type { PlacedFile, PlacingProgress } from "../files/place-files.ts";
 import type { FileToPlace } from "../files/placement-path.ts";
 
@@ -11,7 +11,13 @@ export type WorkerReport =
   | { type: "checked"; dialect: EngineDialect }
   | ({ type: "placing" } & PlacingProgress)
   /** The container is ready to be taken over, with the files mounted at its start; the rest are copied after this (`placed`). */
-  | { type: "launched"; containerId: string; user: string; mounted: MountedFile[] }
+  | {
+      type: "launched";
+      containerId: string;
+      user: string;
+      mounted: MountedFile[];
+      mountRefusals: MountRefusalNote[];
+    }
   /** The files placed (all of them, or those before `failure`). */
   | { type: "placed"; placed: PlacedFile[]; failure?: string }
   | { type: "failed"; message: string }
