@@ -41,6 +41,43 @@ describe("a launch with files to mount", () => {
     expect(info.HostConfig.Mounts).toEqual([]);
   });
 
+  test("an image that cannot list the mounts (busybox's find): a second container without them", async () => {
+    const path = join(folder, "listed.csv");
+    writeFileSync(path, "a\n1\n", { mode: 0o644 });
+    const engine = new RecordingEngine();
+    engine.scriptCommand("find", { exitCode: 1 });
+    const deadline = new Date(Date.now() + 600_000);
+    const launched = await launchForHandover(engine, parseSandboxConfig({ user: "1000:1000" }), {
+      labels: buildLabels({ managerId: "launch-mounts", deadline }),
+      deadline,
+      imageEnv: engine.image.env,
+      mountFiles: filesToPlace([path]),
+    });
+    expect(launched.mounted).toBeUndefined();
+    const creates = engine.calls.filter((call) => call.startsWith("create"));
+    expect(creates).toHaveLength(2);
+    // The first container, with the mount, was removed before the second was made.
+    expect(engine.calls).toContain(`remove ${creates[0]!.split(" ")[1]}`);
+    const info = await engine.getContainer(launched.containerId).inspect();
+    expect(info.HostConfig.Mounts).toEqual([]);
+  });
+
+  test("a listing that shows another file is not an unverifiable one: the launch fails", async () => {
+    const path = join(folder, "mismatch.csv");
+    writeFileSync(path, "a\n1\n", { mode: 0o644 });
+    const engine = new RecordingEngine();
+    engine.scriptCommand("find", { stdout: "f\t1\t2\t99\t1.0\t1.0\tmismatch.csv\n", exitCode: 0 });
+    const deadline = new Date(Date.now() + 600_000);
+    const launching = launchForHandover(engine, parseSandboxConfig({ user: "1000:1000" }), {
+      labels: buildLabels({ managerId: "launch-mounts", deadline }),
+      deadline,
+      imageEnv: engine.image.env,
+      mountFiles: filesToPlace([path]),
+    });
+    await expect(launching).rejects.toThrow("is not the file that was checked");
+    expect(engine.calls.filter((call) => call.startsWith("create"))).toHaveLength(1);
+  });
+
   test("any other failure is not taken for a refused bind: the launch fails", async () => {
     const path = join(folder, "other.csv");
     writeFileSync(path, "a\n1\n", { mode: 0o644 });

@@ -4,7 +4,13 @@ import type { ContainerEngine, ContainerInspectInfo, EngineContainer } from "../
 import { removeContainer, teardownContainer } from "../engine/engine-operations.ts";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SecurityFlagError } from "../errors/security-flag-error.ts";
-import { type CheckedMount, checkMounts, releaseMounts, verifyMounts } from "../files/mount-files.ts";
+import {
+  type CheckedMount,
+  checkMounts,
+  mountsUnverifiable,
+  releaseMounts,
+  verifyMounts,
+} from "../files/mount-files.ts";
 import type { PlacedFile } from "../files/place-files.ts";
 import type { FileToPlace } from "../files/placement-path.ts";
 import { applySessionNetwork } from "../network/network-setup.ts";
@@ -133,8 +139,9 @@ async function launch(
     let used = mounts;
     const launched = await createAndStart(docker, config, { ...started, mounts }, secondsLeft).catch(
       (error: unknown) => {
-        // An engine that cannot bind the path (Docker Desktop outside its shared folders): copied instead.
-        if (mounts.length === 0 || !refusedMounts(error)) throw error;
+        // An engine that cannot bind the path (Docker Desktop outside its shared folders), or an image
+        // that cannot list the mounts to verify them: a container without them, the files copied.
+        if (mounts.length === 0 || !(refusedMounts(error) || mountsUnverifiable(error))) throw error;
         options.logger?.debug({ error: String(error) }, "the engine refused the data files' mounts: copied");
         used = [];
         return createAndStart(docker, config, { ...started, mounts: [] }, secondsLeft);

@@ -154,19 +154,29 @@ export async function verifyMounts(
   destroyStream(stream);
   const exitCode = await waitForExecExit(exec);
   const listing = output.stdout.contents().toString("utf8");
-  const problems = exitCode === 0 ? findMountMismatches(listing, mounts, options) : [`exit ${exitCode}`];
+  const problems = exitCode === 0 ? findMountMismatches(listing, mounts, options) : [];
   for (const mount of mounts) {
     const now = await lstat(mount.source, { bigint: true }).catch(() => undefined);
     if (!now || now.dev !== mount.identity.dev || now.ino !== mount.identity.ino)
       problems.push(`${mount.hostPath} was replaced on the host after its check`);
   }
+  // An image whose find cannot list (busybox's has no -printf): the mounts cannot be verified.
+  const unverified = exitCode !== 0 && problems.length === 0;
+  if (unverified) problems.push(`the listing of ${placedFilesDirectory} failed (exit ${exitCode})`);
+  if (problems.length === 0) return;
   const first = mounts[0]!;
-  if (problems.length > 0) {
-    throw new FilePlacementError({
-      hostPath: first.hostPath,
-      containerPath: first.containerPath,
-      bytes: first.bytes,
-      reason: `the mount was refused: ${problems.join("; ")}`,
-    });
-  }
+  const error = new FilePlacementError({
+    hostPath: first.hostPath,
+    containerPath: first.containerPath,
+    bytes: first.bytes,
+    reason: `the mount was refused: ${problems.join("; ")}`,
+  });
+  throw unverified ? Object.assign(error, { [unverifiable]: true }) : error;
+}
+
+const unverifiable = Symbol("codeaction.sandbox.mount-unverifiable");
+
+/** Whether verifyMounts failed only because the container could not list the mounts (the files can be copied instead). */
+export function mountsUnverifiable(error: unknown): boolean {
+  return typeof error === "object" && error !== null && unverifiable in error;
 }
