@@ -41,8 +41,8 @@ function identityOf(info: {
  * Checks one host file for a mount: the name given is not a link, its real path (the links of the
  * folders on the way resolved once, here) opens read-only without following a link, is a regular
  * file that others may read (the sandbox's user reads it as one of them), and still names what was
- * opened. The descriptor stays open (`handle`) until the mount is
- * verified. A refusal is not an error: the file is copied instead.
+ * opened. The descriptor stays open (`handle`) until the mount is verified. A refusal is not an
+ * error: the file is copied instead.
  */
 export async function checkMountable(file: FileToPlace): Promise<CheckedMount | MountRefusal> {
   const refuse = (reason: string): MountRefusal => ({ ...file, reason });
