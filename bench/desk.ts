@@ -1,10 +1,11 @@
 import { execFile, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { fenced } from "./agents.ts";
+import { type DeskPhase, phasesOf } from "./desk-breakdown.ts";
 
 const run = promisify(execFile);
 const dataImage = "codeaction/python:3.11-data";
@@ -12,17 +13,26 @@ const dataImage = "codeaction/python:3.11-data";
 const hostInterpreter = "/usr/bin/python3";
 
 /** One answer: wall time, the program's own peak RSS (pandas' process), and the host process's peak RSS. */
-export type DeskSample = { wallMs: number; programPeakKiB: number; hostPeakKiB: number };
+export type DeskSample = {
+  wallMs: number;
+  programPeakKiB: number;
+  hostPeakKiB: number;
+  /** `ask` only: the first question's time phase by phase (desk-breakdown.ts). */
+  phasesMs?: Record<DeskPhase, number>;
+};
 export type DeskSamples = {
   rows: number;
   fileBytes: number;
+  /** The file mounted read-only (a local engine: issue 46). */
   ask: DeskSample[];
+  /** The same file named through a link: never mounted, so copied (the way before issue 46). */
+  askCopied: DeskSample[];
   dockerRun: DeskSample[];
   host: DeskSample[];
 };
 
 /** The analyst's program: Q3 revenue per region with pandas, and its own peak memory. */
-function pandasProgram(path: string): string {
+export function pandasProgram(path: string): string {
   return [
     "import json, resource",
     "import pandas as pd",
@@ -35,7 +45,7 @@ function pandasProgram(path: string): string {
 }
 
 /** A CSV of `rows` orders (about 60 bytes a row), written as a stream. */
-async function writeOrders(path: string, rows: number): Promise<void> {
+export async function writeOrders(path: string, rows: number): Promise<void> {
   const regions = ["North America", "EMEA", "APAC", "LATAM"];
   const products = ["Starter", "Team", "Business", "Enterprise"];
   const prices = [29, 99, 249, 899];
@@ -53,10 +63,20 @@ async function writeOrders(path: string, rows: number): Promise<void> {
   );
 }
 
-/** Runs a command under GNU time; resolves with its stdout, wall time and peak RSS (KiB). */
-function timed(command: string[], cwd: string): Promise<{ stdout: string; wallMs: number; peakKiB: number }> {
+type Timed = {
+  stdout: string;
+  stderr: string;
+  wallMs: number;
+  peakKiB: number;
+  spawnedAt: number;
+  exitedAt: number;
+};
+
+/** Runs a command under GNU time; resolves with its output, wall time (and clock times) and peak RSS (KiB). */
+function timed(command: string[], cwd: string): Promise<Timed> {
   const timeFile = join(cwd, `time-${process.hrtime.bigint()}.txt`);
   const started = performance.now();
+  const spawnedAt = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn("/usr/bin/time", ["-f", "%M", "-o", timeFile, ...command], {
       cwd,
@@ -69,10 +89,11 @@ function timed(command: string[], cwd: string): Promise<{ stdout: string; wallMs
     child.on("error", reject);
     child.on("close", async (exitCode) => {
       const wallMs = performance.now() - started;
+      const exitedAt = Date.now();
       if (exitCode !== 0)
         return reject(new Error(`${command.join(" ")} exited ${exitCode}: ${stderr.slice(-600)}`));
       const peakKiB = Number((await readFile(timeFile, "utf8")).trim().split("\n").at(-1));
-      resolve({ stdout, wallMs, peakKiB });
+      resolve({ stdout, stderr, wallMs, peakKiB, spawnedAt, exitedAt });
     });
   });
 }
@@ -127,17 +148,27 @@ export async function measureDesk(options: {
       rows: options.rows,
       fileBytes: (await stat(data)).size,
       ask: [],
+      askCopied: [],
       dockerRun: [],
       host: [],
     };
-    const variants = {
-      ask: [process.execPath, options.bin, "ask", "--data", "--csv", data, "--replay", replay].concat([
+    // The same file behind a link: the mount check refuses a link, so it is copied, as before issue 46.
+    const linked = join(folder, "linked", "orders.csv");
+    await mkdir(join(folder, "linked"));
+    await symlink(data, linked);
+    const askWith = (csv: string) =>
+      [process.execPath, options.bin, "ask", "--data", "--csv", csv, "--replay", replay].concat([
         "--format",
         "json",
         "--no-journal",
         "--quiet",
+        // Its debug lines time the phases (desk-breakdown.ts); a score of lines, written at once.
+        "--debug",
         "Q3 revenue per region?",
-      ]),
+      ]);
+    const variants = {
+      ask: askWith(data),
+      askCopied: askWith(linked),
       dockerRun: [
         "docker",
         "run",
@@ -165,6 +196,9 @@ export async function measureDesk(options: {
             wallMs: result.wallMs,
             programPeakKiB: answer.peakKiB,
             hostPeakKiB: result.peakKiB,
+            ...(name.startsWith("ask")
+              ? { phasesMs: phasesOf(result.stderr, result.spawnedAt, result.exitedAt) }
+              : {}),
           });
         }
       }

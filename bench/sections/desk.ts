@@ -1,4 +1,6 @@
 import { type DeskSample, measureDesk } from "../desk.ts";
+import { deskPhases } from "../desk-breakdown.ts";
+import { measureLibraryWays } from "../desk-library.ts";
 import type { SectionContext } from "./section.ts";
 
 /** `pnpm bench --only desk`. */
@@ -22,6 +24,11 @@ export async function deskSection(context: SectionContext): Promise<void> {
     "ms",
     `${size}; the CLI installed from the packed tarballs`,
   );
+  const copied = figure(
+    section,
+    "(j0) the same, the file named through a link: copied, not mounted (the way before issue 46): wall",
+    wall(samples.askCopied),
+  );
   const dockerRun = figure(
     section,
     "(k) plain docker run of the data image, same program: wall",
@@ -34,6 +41,13 @@ export async function deskSection(context: SectionContext): Promise<void> {
   );
   ratio(section, "(j)/(l) at p50", ask.p50 / host.p50, { text: "<= 2", met: ask.p50 / host.p50 <= 2 });
   ratio(section, "(j)/(k) at p50", ask.p50 / dockerRun.p50, undefined, "our cost over a bare container");
+  ratio(section, "(j0)/(l) at p50", copied.p50 / host.p50, undefined, "copied, as before issue 46");
+  // The first question phase by phase (ask --debug's lines: bench/desk-breakdown.ts), mounted and copied.
+  for (const phase of deskPhases) {
+    const of = (list: DeskSample[]) => list.map((sample) => sample.phasesMs?.[phase] ?? 0);
+    figure(section, `(j) phase: ${phase}`, of(samples.ask));
+    figure(section, `(j0) phase: ${phase}`, of(samples.askCopied));
+  }
   const askProgram = figure(
     section,
     "(j) pandas process peak RSS, in the sandbox",
@@ -52,6 +66,41 @@ export async function deskSection(context: SectionContext): Promise<void> {
     "(j) codeaction CLI process peak RSS (host)",
     mebibytes(samples.ask, "hostPeakKiB"),
     "MiB",
-    "the file streams through it into the container",
+    "the file is mounted: it no longer streams through the CLI",
+  );
+  figure(
+    section,
+    "(j0) codeaction CLI process peak RSS (host), the file copied",
+    mebibytes(samples.askCopied, "hostPeakKiB"),
+    "MiB",
+    "the file streams through the prelaunch's worker into the container",
+  );
+  // The library: a container started for the request mounts the file; a warm pool's copies it.
+  const library = await measureLibraryWays({
+    rounds: plan.deskRounds,
+    rows: 1_000_000,
+    onProgress: progress,
+  });
+  const librarySection = "analyst's desk, the library: 1,000,000-row CSV (runc)";
+  const note = "createSession, placeFiles, the pandas program (execute)";
+  const mounted = figure(
+    librarySection,
+    "(m) a container of its own, the file mounted",
+    library.coldMounted,
+    "ms",
+    note,
+  );
+  figure(
+    librarySection,
+    "(m0) a container of its own, the file copied (named through a link)",
+    library.coldCopied,
+  );
+  const pool = figure(librarySection, "(n) the warm pool's container, the file copied", library.poolCopied);
+  ratio(
+    librarySection,
+    "(n)/(m) at p50",
+    pool.p50 / mounted.p50,
+    undefined,
+    "the pool copies: a warm container cannot gain a mount",
   );
 }

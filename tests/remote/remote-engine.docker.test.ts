@@ -123,6 +123,27 @@ describe.each(fronts)("the sandbox over $name", (front) => {
     expect(calls).toHaveLength(20);
   });
 
+  test("a data file is copied, never mounted: the engine's paths are not this machine's", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "codeaction-remote-data-"));
+    const path = join(folder, "sales.csv");
+    // Readable by anyone: on a local engine this file would be mounted (tests/security/mounted-data-files.test.ts).
+    writeFileSync(path, "region,amount\nnorth,3\n", { mode: 0o644 });
+    const session = await manager.createSession({ mountFiles: [path] });
+    try {
+      expect(await session.placeFiles([path])).toEqual([
+        { containerPath: "/workspace/data/sales.csv", bytes: 22, how: "copied" },
+      ]);
+      const info = await (await docker()).getContainer(session.containerId).inspect();
+      expect(info.Mounts).toEqual([]);
+      expect((await session.execute("cat /workspace/data/sales.csv")).stdout).toBe(
+        "region,amount\nnorth,3\n",
+      );
+    } finally {
+      await session.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   test("the warm pool hands out a container made over this endpoint", async () => {
     const pooled = new SandboxManager({ network: "none", pool: 1, engine: front.engine() });
     try {

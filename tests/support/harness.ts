@@ -284,7 +284,7 @@ export async function runAgentCase(options: {
   backend: Backend;
   programs: string[];
   extraTools?: import("@langchain/core/tools").StructuredToolInterface[];
-  codeAction?: { execTimeout?: number; maxRepairs?: number; maxToolCalls?: number };
+  codeAction?: { execTimeout?: number; maxRepairs?: number; maxToolCalls?: number; dataFiles?: string[] };
   sandbox?: SandboxConfigInput;
   logger?: import("pino").Logger;
   question?: string;

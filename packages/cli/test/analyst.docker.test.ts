@@ -244,11 +244,12 @@ describe("data files beyond CSV (real sandbox, replayed model)", () => {
 });
 
 describe("progress while a file is read", () => {
-  it("counts the bytes of a data file placed in the sandbox, on a terminal", async () => {
+  it("counts the bytes of a data file copied into the sandbox, on a terminal", async () => {
     const cwd = await mkdtemp(join(folder, "placing-"));
-    // About 9.4 MB: a report at 4 MiB and at 8 MiB of the copy, and one at its end.
+    // About 9.4 MB: a report at 4 MiB and at 8 MiB of the copy, and one at its end. Only its owner
+    // may read it, so it is copied, not mounted (the sandbox's user could not read a mount of it).
     const rows = Array.from({ length: 200_000 }, (_, index) => `${index},${"y".repeat(40)}`);
-    await writeFile(join(cwd, "big.csv"), `id,text\n${rows.join("\n")}\n`);
+    await writeFile(join(cwd, "big.csv"), `id,text\n${rows.join("\n")}\n`, { mode: 0o600 });
     const replay = await programReplay("lines.json", [
       'print("RESULT: " + str(sum(1 for _ in open("/workspace/data/big.csv"))))',
     ]);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -236,7 +236,7 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     expect(left).toEqual([]);
   });
 
-  it("places its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
+  it("mounts its data file while LangChain loads: the turn copies nothing, the program reads it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     await writeFile(join(folder, "sizes.csv"), "size\n3\n4\n");
     const replay = await programReplay(folder, "sizes.json", [
@@ -250,10 +250,30 @@ describe("codeaction ask's sandbox, started in a worker thread while LangChain l
     expect(run.stdout).toBe("7\n");
     expect(run.stderr).toContain("files placed before the turn (a prelaunch's)");
     expect(run.stderr).toContain('"containerPath":"/workspace/data/sizes.csv","bytes":9');
+    // A local engine: the prelaunch bind-mounted it read-only at its start; --debug says which way it went.
+    expect(run.stderr).toContain('"files":[{"containerPath":"/workspace/data/sizes.csv","how":"mounted"}]');
     const { created, destroyed, left } = await containerEventsOf(run.pid, since);
     expect(created).toHaveLength(1);
     expect(destroyed).toEqual(created);
     expect(left).toEqual([]);
+  });
+
+  it("copies a data file named through a link, and --debug says why it was not mounted", async () => {
+    await writeFile(join(folder, "sizes-target.csv"), "size\n3\n4\n");
+    await symlink(join(folder, "sizes-target.csv"), join(folder, "linked-sizes.csv"));
+    const replay = await programReplay(folder, "linked-sizes.json", [
+      'import csv\nrows = list(csv.DictReader(open("/workspace/data/linked-sizes.csv")))\nprint("RESULT: " + str(sum(int(row["size"]) for row in rows)))',
+    ]);
+    const run = await runCli(
+      ["ask", "--csv", "linked-sizes.csv", "--replay", replay, "--no-journal", "--debug", "Sum of sizes?"],
+      { cwd: folder },
+    );
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(run.stdout).toBe("7\n");
+    expect(run.stderr).toMatch(/"reason":"it is a link"[^\n]*"msg":"data file copied: a mount was refused"/);
+    expect(run.stderr).toContain(
+      '"files":[{"containerPath":"/workspace/data/linked-sizes.csv","how":"copied"}]',
+    );
   });
 
   it("a command that fails after the start (a ragged CSV row) leaves no container", async () => {

@@ -59,6 +59,14 @@ export type CreateSessionOptions = {
    * back inside first). A non-empty array of strings, at most 1 MiB.
    */
   command?: string[];
+  /**
+   * Host files the caller will place (`session.placeFiles`) that may instead be bind-mounted
+   * read-only at their /workspace/data path when the container starts: only on a Docker engine on a
+   * local socket, only for a container started for this request (a warm pool's or prelaunch's
+   * container already exists: it gets copies), and only for a regular file that passes the mount
+   * check (files/mount-files.ts). `placeFiles` then copies only what was not mounted.
+   */
+  mountFiles?: string[];
 };
 
 /** The default lifetime of a session's container. */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig, type SandboxConfigInput } from "./config.ts";
 import { detectEngineDialect, dockerDialect, type EngineDialect } from "./container/engine-dialect.ts";
 import { buildLabels, labelKeys } from "./container/labels.ts";
-import { type LaunchedContainer, launchContainer } from "./container/launch.ts";
+import { type LaunchedContainer, launchContainer, mountsWork } from "./container/launch.ts";
 import { liveContainerLimit } from "./container/memory-admission.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "./container/readiness.ts";
 import { type SweptContainer, sweepContainers } from "./container/sweep.ts";
@@ -11,6 +11,7 @@ import { allocateIdentity, type SandboxIdentity } from "./container/user-ids.ts"
 import type { ContainerEngine } from "./engine/container-engine.ts";
 import { removeContainer, teardownContainer } from "./engine/engine-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
+import { type FileToPlace, filesToPlace } from "./files/placement-path.ts";
 import { requireImageCommands } from "./images/image-commands.ts";
 import {
   type CreateSessionOptions,
@@ -214,7 +215,10 @@ export class SandboxManager {
         ...(options.logger ? { logger: options.logger } : {}),
       });
       launch = this.launcher(identity.config, { labels, deadline, sessionNetwork });
-      launched = await this.launcher(identity.config, { labels, deadline, sessionNetwork, command })();
+      launched = await this.launcher(identity.config, {
+        ...{ labels, deadline, sessionNetwork, command },
+        ...this.mountsFor(options.mountFiles),
+      })();
     } catch (error) {
       slot.release();
       identity?.release();
@@ -237,6 +241,12 @@ export class SandboxManager {
     return session;
   }
 
+  /** The files a session's first container mounts: on a local Docker engine only (else copied). */
+  private mountsFor(files: string[] | undefined): { mountFiles?: FileToPlace[] } {
+    if (!files?.length || !mountsWork(this.requireDocker(), this.dialect)) return {};
+    return { mountFiles: filesToPlace(files) };
+  }
+
   /** Starts a container for one sandbox identity; called again for each replacement container. */
   private launcher(
     config: SandboxConfig,
@@ -246,10 +256,12 @@ export class SandboxManager {
       sessionNetwork?: SessionNetwork | undefined;
       /** The first launch's command (first-command.ts); a replacement container starts none. */
       command?: string[] | undefined;
+      /** The first launch's files to mount (a replacement container gets copies). */
+      mountFiles?: FileToPlace[];
     },
   ): (signal?: AbortSignal) => Promise<LaunchedContainer> {
     const docker = this.requireDocker();
-    const { sessionNetwork, command, ...rest } = options;
+    const { sessionNetwork, command, mountFiles, ...rest } = options;
     return (signal) =>
       launchContainer(docker, config, {
         ...rest,
@@ -259,6 +271,7 @@ export class SandboxManager {
         ...(this.logger ? { logger: this.logger } : {}),
         ...(sessionNetwork ? { sessionNetwork } : {}),
         ...(command ? { firstCommand: command } : {}),
+        ...(mountFiles ? { mountFiles } : {}),
       });
   }
 

@@ -55,6 +55,14 @@ export class RecordingEngine implements ContainerEngine {
   /** What each command exec (not the kill helper) was sent on stdin, by its exec call. */
   private readonly inputs = new Map<string, string>();
 
+  /** Commands whose execs print `stdout` and exit with `exitCode` at once (the first word of their argv). */
+  private readonly scripted: ScriptedCommand[] = [];
+
+  /** Every exec of `command` (its argv's first word) prints `stdout` and ends with `exitCode`. */
+  scriptCommand(command: string, result: { stdout?: string; exitCode: number }): void {
+    this.scripted.push({ command, stdout: result.stdout ?? "", exitCode: result.exitCode });
+  }
+
   /** The next `call` (of any container) rejects with `error`. Several queue up. */
   failNext(call: FailingCall, error: Error = new Error(`the fake engine refused ${call}`)): void {
     const queue = this.failures.get(call) ?? [];
@@ -276,7 +284,15 @@ export class RecordingEngine implements ContainerEngine {
         Hostname: spec.Hostname,
       },
       HostConfig: spec.HostConfig ?? {},
-      Mounts: [],
+      // As Docker reports the binds asked for in HostConfig.Mounts.
+      Mounts: (spec.HostConfig?.Mounts ?? []).map((mount) => ({
+        Type: mount.Type,
+        Source: mount.Source,
+        Destination: mount.Target,
+        Mode: "",
+        RW: !mount.ReadOnly,
+        Propagation: mount.BindOptions?.Propagation ?? "rprivate",
+      })),
       NetworkSettings: { Networks: {} },
       State: { Running: container.running, Status: container.running ? "running" : "created" },
     } as unknown as ContainerInspectInfo;
@@ -316,10 +332,13 @@ export class RecordingEngine implements ContainerEngine {
     this.fail("exec");
     const container = this.require(id);
     let exitCode: number | null = null;
+    const scripted = this.scripted.find((script) => options.Cmd[0] === script.command);
     const stream = helper
       ? killHelperStream(this.helperReadyGate)
-      : commandStream((text) => this.inputs.set(call, this.inputOf(call) + text));
-    stream.on("end", () => (exitCode ??= 0));
+      : scripted
+        ? scriptedStream(scripted)
+        : commandStream((text) => this.inputs.set(call, this.inputOf(call) + text));
+    stream.on("end", () => (exitCode ??= scripted?.exitCode ?? 0));
     stream.on("close", () => (exitCode ??= 137));
     return {
       start: async () => {
@@ -350,6 +369,16 @@ function killHelperStream(readyGate: Promise<void> | undefined): Duplex {
   });
   if (readyGate) void readyGate.then(() => stream.push(frame(1, "ready 7\n")));
   else stream.push(frame(1, "ready 7\n"));
+  return stream;
+}
+
+type ScriptedCommand = { command: string; stdout: string; exitCode: number };
+
+/** A scripted command: its output, then its end. */
+function scriptedStream(script: ScriptedCommand): Duplex {
+  const stream = new Duplex({ read() {}, write: (_chunk, _encoding, done) => done() });
+  if (script.stdout) stream.push(frame(1, script.stdout));
+  stream.push(null);
   return stream;
 }
 

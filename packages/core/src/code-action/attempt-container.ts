@@ -78,6 +78,7 @@ export async function createSessionFor(
     ...(logger ? { logger } : {}),
     signal,
     command: relayCommand(options.settings.preimport),
+    ...(options.dataFiles?.length ? { mountFiles: options.dataFiles.map((file) => file.path) } : {}),
   });
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -112,8 +113,8 @@ export async function placeDataFilesFor(
   attemptOptions: AttemptIdentity,
 ): Promise<void> {
   const { attemptNumber, sample, logger } = attemptOptions;
-  const placed = await session.filesPlaced();
-  if (placed.length > 0) logger?.debug({ placed }, "files placed before the turn (a prelaunch's)");
+  const before = await session.filesPlaced();
+  if (before.length > 0) logger?.debug({ placed: before }, "files placed before the turn (a prelaunch's)");
   await placeDataFiles(session, context.options.dataFiles ?? [], (copy) =>
     context.emit({
       type: "data-file-copy",
@@ -122,6 +123,12 @@ export async function placeDataFilesFor(
       ...(sample ? { sample } : {}),
       ...copy,
     }),
+  );
+  // Which way each file went: bind-mounted read-only at the container's start, or copied.
+  const placed = await session.filesPlaced();
+  logger?.debug(
+    { files: placed.map(({ containerPath, how }) => ({ containerPath, how })) },
+    "data files placed",
   );
 }
 

@@ -50,6 +50,8 @@ export type CodeActionTurnOptions = {
       logger?: Logger;
       signal?: AbortSignal;
       command?: string[];
+      /** The turn's data files: a container started for this attempt on a local engine mounts them. */
+      mountFiles?: string[];
     }): Promise<SandboxSession>;
   };
   tools: ToolSpec[];

@@ -1,7 +1,9 @@
 import { resolveUser, type SandboxConfig, sizeInBytes } from "../config.ts";
 import type { ContainerCreateOptions, ContainerInspectInfo, HostConfig } from "../engine/container-engine.ts";
 import { SecurityFlagError } from "../errors/security-flag-error.ts";
+import { placedFilesDirectory } from "../files/placement-path.ts";
 import { findSessionNetworkProblems, type SessionNetwork } from "../network/session-network.ts";
+import { type BindMount, bindMountsSpec, findBindMountProblems } from "./bind-mounts.ts";
 import { dockerDialect, type EngineDialect, waysOf } from "./engine-dialect.ts";
 import { initCommand } from "./init.ts";
 import { lifelineStdio } from "./lifeline.ts";
@@ -31,17 +33,25 @@ export function dockerUser(config: SandboxConfig): string {
 export function tmpfsFor(
   config: SandboxConfig,
   dialect: EngineDialect = dockerDialect,
+  options: { dataFolder?: boolean } = {},
 ): Record<string, string> {
   const { uid, gid } = resolveUser(config.user);
   const disk = sizeInBytes(config.diskLimit);
   const ways = waysOf(dialect);
   // Podman has no uid=/gid= tmpfs option: U gives the folder to the container's user.
   const owner = ways.workspaceOwner === "U" ? "mode=0700,U" : `uid=${uid},gid=${gid},mode=0700`;
+  // Sealed (0555) as a copy leaves it; a later copy opens it and seals it again (place-files.ts).
+  const dataOwner = ways.workspaceOwner === "U" ? "mode=0555,U" : `uid=${uid},gid=${gid},mode=0555`;
   return {
     "/workspace": `rw,nosuid,nodev,size=${disk},${owner}`,
     "/tmp": `rw,noexec,nosuid,nodev,size=${disk}`,
     "/var/tmp": `rw,noexec,nosuid,nodev,size=${Math.max(1024 * 1024, Math.floor(disk / 2))}`,
     ...ways.addedTmpfs,
+    // With mounted files: their folder is the sandbox user's own (under runc the mount points would
+    // make it root's), so files given later are copied beside them.
+    ...(options.dataFolder
+      ? { [placedFilesDirectory]: `rw,noexec,nosuid,nodev,size=${disk},${dataOwner}` }
+      : {}),
   };
 }
 
@@ -76,6 +86,8 @@ export function buildContainerSpec(
     deadlineSeconds: number;
     name?: string;
     dialect?: EngineDialect;
+    /** Host files bind-mounted read-only (checked by files/mount-files.ts); none by default. */
+    mounts?: readonly BindMount[];
   },
 ): ContainerCreateOptions {
   const dialect = options.dialect ?? dockerDialect;
@@ -110,9 +122,9 @@ export function buildContainerSpec(
       // No docker-init: our init must be PID 1 itself, where the kernel shields it from the program.
       Init: false,
       IpcMode: "private",
-      Tmpfs: tmpfsFor(config, dialect),
+      Tmpfs: tmpfsFor(config, dialect, { dataFolder: (options.mounts ?? []).length > 0 }),
       Binds: [],
-      Mounts: [],
+      Mounts: bindMountsSpec(options.mounts ?? []),
       VolumesFrom: [],
       Devices: [],
       RestartPolicy: { Name: "no" },
@@ -191,6 +203,8 @@ export type SpecCheckOptions = {
   imageEnv?: string[];
   sessionNetwork?: SessionNetwork;
   dialect?: EngineDialect;
+  /** The host files mounted read-only: the read-back accepts exactly these, and no other mount. */
+  mounts?: readonly BindMount[];
 };
 
 type InspectedHostConfig = HostConfig & Record<string, unknown>;
@@ -285,10 +299,9 @@ function findIsolationProblems(
   expect(ways.privateIpcModes.includes(String(host.IpcMode)), `IpcMode is ${host.IpcMode}, not private`);
   expect(String(host.UsernsMode ?? "") !== "host", "UsernsMode is host");
   expect(String(host.UTSMode ?? "") !== "host", "UTSMode is host");
-  expect((host.Binds ?? []).length === 0, `host folders are bound: ${JSON.stringify(host.Binds)}`);
-  expect((info.Mounts ?? []).length === 0, `the container has mounts: ${JSON.stringify(info.Mounts)}`);
+  problems.push(...findBindMountProblems(info, host, options.mounts ?? []));
   expect((host.Devices ?? []).length === 0, "the container has devices");
-  const wantTmpfs = tmpfsFor(config, options.dialect);
+  const wantTmpfs = tmpfsFor(config, options.dialect, { dataFolder: (options.mounts ?? []).length > 0 });
   const haveTmpfs = (host.Tmpfs ?? {}) as Record<string, string>;
   const { uid, gid } = resolveUser(config.user);
   for (const [path, mountOptions] of Object.entries(wantTmpfs)) {

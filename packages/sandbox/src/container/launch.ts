@@ -4,14 +4,23 @@ import type { ContainerEngine, ContainerInspectInfo, EngineContainer } from "../
 import { removeContainer, teardownContainer } from "../engine/engine-operations.ts";
 import { SandboxError } from "../errors/sandbox-error.ts";
 import { SecurityFlagError } from "../errors/security-flag-error.ts";
+import {
+  type CheckedMount,
+  checkMounts,
+  mountsUnverifiable,
+  releaseMounts,
+  verifyMounts,
+} from "../files/mount-files.ts";
 import type { PlacedFile } from "../files/place-files.ts";
+import type { FileToPlace } from "../files/placement-path.ts";
 import { applySessionNetwork } from "../network/network-setup.ts";
 import type { SessionNetwork } from "../network/session-network.ts";
 import { dropFirstCommand, type FirstCommand, startFirstCommand } from "../process/first-command.ts";
 import { KillHelper } from "../process/kill-helper.ts";
 import { execsNeedGuard } from "../process/syscall-guard.ts";
-import { buildContainerSpec, verifyContainerSpec } from "./container-spec.ts";
-import { type EngineDialect, waysOf } from "./engine-dialect.ts";
+import type { BindMount } from "./bind-mounts.ts";
+import { buildContainerSpec, runtimeFor, verifyContainerSpec } from "./container-spec.ts";
+import { dockerDialect, type EngineDialect, waysOf } from "./engine-dialect.ts";
 import { attachLifeline } from "./lifeline.ts";
 import { readBackInside } from "./podman-read-back.ts";
 
@@ -28,7 +37,25 @@ export type LaunchedContainer = {
   placedFiles?: Promise<PlacedFile[]>;
   /** The command it started with (`createSession({ command })`), until a spawn takes it. */
   firstCommand?: FirstCommand;
+  /** Host files bind-mounted read-only at its start (files/mount-files.ts): host path, real path mounted. */
+  mounted?: MountedFile[];
+  /** The files asked to be mounted that the check refused (to be copied), and why. */
+  mountRefusals?: MountRefusalNote[];
 };
+
+/** A file the mount check refused, and why ("it is a link", ...). */
+export type MountRefusalNote = { hostPath: string; reason: string };
+
+/** A host file bind-mounted at a container's start: where it is inside, the path given, the real path mounted. */
+export type MountedFile = PlacedFile & { hostPath: string; source: string };
+
+/**
+ * Whether host files may be bind-mounted into this engine's containers: a Docker engine on a local
+ * socket (its paths are this machine's). Remote engines (TLS, SSH) and Podman get copies.
+ */
+export function mountsWork(docker: ContainerEngine, dialect: EngineDialect = dockerDialect): boolean {
+  return dialect.engine === "docker" && typeof docker.modem?.socketPath === "string";
+}
 
 /** The steps of a launch, in order (the pairs run at the same time), logged with their durations. */
 export type LaunchStep = "create" | "inspect-and-attach" | "start" | "inspect-and-kill-helper";
@@ -55,6 +82,14 @@ type LaunchOptions = {
   signal?: AbortSignal;
   /** A command whose exec goes out right after the start, before the kill helper's (first-command.ts). */
   firstCommand?: readonly string[];
+  /**
+   * Host files to bind-mount read-only at their /workspace/data path (only where `mountsWork`): each
+   * is checked first (a file refused there is left out, for the caller to copy), and read back
+   * inside the started container before the launch returns.
+   */
+  mountFiles?: readonly FileToPlace[];
+  /** Tests only: runs between the files' check and the container's creation (a race test swaps a file here). */
+  afterMountCheck?: () => Promise<void>;
 };
 
 /**
@@ -97,11 +132,70 @@ async function launch(
       { code: "session-expired" },
     );
   }
+  const { mounts, refusals } = await checkedMounts(options.mountFiles ?? [], options.logger);
+  try {
+    await options.afterMountCheck?.();
+    const started = { ...options, ...parts };
+    let used = mounts;
+    const launched = await createAndStart(docker, config, { ...started, mounts }, secondsLeft).catch(
+      (error: unknown) => {
+        // An engine that cannot bind the path (Docker Desktop outside its shared folders), or an image
+        // that cannot list the mounts to verify them: a container without them, the files copied.
+        if (mounts.length === 0 || !(refusedMounts(error) || mountsUnverifiable(error))) throw error;
+        options.logger?.debug({ error: String(error) }, "the engine refused the data files' mounts: copied");
+        used = [];
+        return createAndStart(docker, config, { ...started, mounts: [] }, secondsLeft);
+      },
+    );
+    const mounted = used.map(({ containerPath, bytes, hostPath, source }) => ({
+      containerPath,
+      bytes,
+      hostPath,
+      source,
+      how: "mounted" as const,
+    }));
+    for (const file of mounted) options.logger?.debug({ file: file.hostPath }, "data file mounted read-only");
+    return {
+      ...launched,
+      ...(mounted.length > 0 ? { mounted } : {}),
+      ...(refusals.length > 0 ? { mountRefusals: refusals } : {}),
+    };
+  } finally {
+    await releaseMounts(mounts);
+  }
+}
+
+/** An engine's refusal of a bind (its HTTP status, a message about the mount), not our own check's. */
+function refusedMounts(error: unknown): boolean {
+  const { statusCode, message } = error as { statusCode?: unknown; message?: unknown };
+  return typeof statusCode === "number" && /mount|bind/i.test(String(message));
+}
+
+/** The files that pass the mount check; each refused one is logged (and copied later by the caller). */
+async function checkedMounts(
+  files: readonly FileToPlace[],
+  logger: Logger | undefined,
+): Promise<{ mounts: CheckedMount[]; refusals: MountRefusalNote[] }> {
+  const { mounts, refused } = await checkMounts(files);
+  const refusals = refused.map(({ hostPath, reason }) => ({ hostPath, reason }));
+  for (const { hostPath, reason } of refusals)
+    logger?.debug({ file: hostPath, reason }, "data file copied: a mount was refused");
+  return { mounts, refusals };
+}
+
+/** The container created with its checked mounts, started and verified (with its step durations logged). */
+async function createAndStart(
+  docker: ContainerEngine,
+  config: SandboxConfig,
+  options: LaunchOptions & { withKillHelper: boolean; mounts: CheckedMount[] },
+  secondsLeft: number,
+): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const spec = applySessionNetwork(
     buildContainerSpec(config, {
       labels: options.labels,
       deadlineSeconds: secondsLeft,
       ...(options.dialect ? { dialect: options.dialect } : {}),
+      mounts: options.mounts.map(bindOf),
     }),
     options.sessionNetwork,
   );
@@ -118,7 +212,7 @@ async function launch(
     await removeContainer(container).catch(() => undefined);
     throw options.signal.reason;
   }
-  const launched = await startVerified(container, config, { ...options, ...parts }, stepEnded);
+  const launched = await startVerified(container, config, options, stepEnded);
   options.logger?.debug(
     { containerId: launched.containerId.slice(0, 12), stepsMs },
     "sandbox container started",
@@ -133,13 +227,14 @@ async function launch(
 async function startVerified(
   container: EngineContainer,
   config: SandboxConfig,
-  options: LaunchOptions & { withKillHelper: boolean },
+  options: LaunchOptions & { withKillHelper: boolean; mounts: CheckedMount[] },
   stepEnded: (step: LaunchStep) => void,
 ): Promise<Omit<LaunchedContainer, "helper"> & { helper: KillHelper | undefined }> {
   const verifyOptions = {
     imageEnv: options.imageEnv,
     ...(options.sessionNetwork ? { sessionNetwork: options.sessionNetwork } : {}),
     ...(options.dialect ? { dialect: options.dialect } : {}),
+    mounts: options.mounts.map(bindOf),
   };
   let lifeline: NodeJS.ReadWriteStream | undefined;
   try {
@@ -165,6 +260,11 @@ async function startVerified(
         ? { firstCommand: { argv: options.firstCommand, cwd: config.workdir, guard: guardExecs } }
         : {}),
     });
+    // Before any program: each mount is the file that was checked (no link swapped in since).
+    await verifyMounts(container, options.mounts, {
+      guard: guardExecs,
+      compareInode: showsHostInodes(config),
+    });
     stepEnded("inspect-and-kill-helper");
     return {
       container,
@@ -180,6 +280,17 @@ async function startVerified(
   }
 }
 
+/** The engine's view of a checked mount: its real host path at its path inside. */
+function bindOf(mount: CheckedMount): BindMount {
+  return { source: mount.source, target: mount.containerPath };
+}
+
+/** Whether the runtime shows a mounted file's host device and inode (runc does; gVisor numbers its own). */
+function showsHostInodes(config: SandboxConfig): boolean {
+  const runtime = runtimeFor(config);
+  return runtime === undefined || runtime === "runc";
+}
+
 /**
  * The read-back of a started container (every flag again, and running) with, at the same time, the
  * kill helper's exec: the helper is our own script, and no program runs before both are done (the
@@ -192,6 +303,8 @@ export async function verifyRunning(
   options: {
     imageEnv: string[];
     sessionNetwork?: SessionNetwork;
+    /** The host files mounted read-only: exactly these mounts, no other. */
+    mounts?: readonly BindMount[];
     /** Podman: flags its inspect does not show are read from inside (engine/podman-read-back.ts). */
     dialect?: EngineDialect;
     withKillHelper: boolean;

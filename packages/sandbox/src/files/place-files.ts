@@ -12,8 +12,11 @@ import { startExec, waitForExecExit } from "../process/exec.ts";
 import { captureOutput } from "../process/exec-connection.ts";
 import type { FileToPlace } from "./placement-path.ts";
 
-/** A file placed in a container before it was handed out: its path inside and its size. */
-export type PlacedFile = { containerPath: string; bytes: number };
+/**
+ * A host file placed in a container: its path inside, its size, and how it got there (bind-mounted
+ * read-only at the container's start on a local engine, or copied: files/mount-files.ts).
+ */
+export type PlacedFile = { containerPath: string; bytes: number; how?: "mounted" | "copied" };
 
 /** How far the placement of one file has come (every 4 MiB, and at its end). */
 export type PlacingProgress = { containerPath: string; bytesCopied: number; totalBytes: number };
@@ -63,7 +66,7 @@ export async function placeFiles(
       sealFolder: index === files.length - 1,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    options.onPlaced?.({ containerPath: file.containerPath, bytes });
+    options.onPlaced?.({ containerPath: file.containerPath, bytes, how: "copied" });
   }
 }
 

@@ -37,8 +37,8 @@ describe("session.placeFiles", () => {
     const paths = [join(folder, "big data.bin"), join(folder, ".hidden.csv")];
     const placed = await session.placeFiles(paths, { onProgress: (report) => reports.push(report) });
     expect(placed).toEqual([
-      { containerPath: "/workspace/data/big_data.bin", bytes: big.length },
-      { containerPath: "/workspace/data/_hidden.csv", bytes: 4 },
+      { containerPath: "/workspace/data/big_data.bin", bytes: big.length, how: "copied" },
+      { containerPath: "/workspace/data/_hidden.csv", bytes: 4, how: "copied" },
     ]);
     expect(reports.map((report) => report.bytesCopied)).toEqual([4 * 1024 * 1024, big.length, 4]);
     const { stdout } = await session.execute(
@@ -67,8 +67,8 @@ describe("session.placeFiles", () => {
     await session.placeFiles(paths);
     expect((await session.execute("cat /workspace/data/_hidden.csv")).stdout).toBe("a\n1\n2\n");
     expect(await session.filesPlaced()).toEqual([
-      { containerPath: "/workspace/data/big_data.bin", bytes: big.length },
-      { containerPath: "/workspace/data/_hidden.csv", bytes: 6 },
+      { containerPath: "/workspace/data/big_data.bin", bytes: big.length, how: "copied" },
+      { containerPath: "/workspace/data/_hidden.csv", bytes: 6, how: "copied" },
     ]);
   });
 

@@ -17,8 +17,11 @@ export class ContainerPlacements {
   constructor(launched: LaunchedContainer) {
     this.launched = launched;
     // A prelaunch's worker places its files after the hand-over: they count once it is done.
+    // Files bind-mounted at the container's start are there from the first moment.
+    for (const file of launched.mounted ?? []) this.placed.set(file.containerPath, file);
     this.adopted = (launched.placedFiles ?? Promise.resolve([])).then((files) => {
-      for (const file of files) this.placed.set(file.containerPath, file);
+      for (const file of files)
+        if (this.placed.get(file.containerPath)?.how !== "mounted") this.placed.set(file.containerPath, file);
     });
   }
 
@@ -26,7 +29,7 @@ export class ContainerPlacements {
   async list(): Promise<PlacedFile[]> {
     await this.adopted;
     await this.queue;
-    return [...this.placed.values()].map(({ containerPath, bytes }) => ({ containerPath, bytes }));
+    return [...this.placed.values()].map(placedRecord);
   }
 
   /**
@@ -56,10 +59,13 @@ export class ContainerPlacements {
     const sizes = await Promise.all(files.map(sizeOf));
     const missing = files.filter((file, index) => {
       const there = this.placed.get(file.containerPath);
+      // A mounted file is the host file itself (it cannot be copied over); a copy is redone when its size changed.
       const same =
         there !== undefined &&
-        there.bytes === sizes[index] &&
-        (there.hostPath === undefined || there.hostPath === file.hostPath);
+        (there.how === "mounted"
+          ? there.hostPath === file.hostPath
+          : there.bytes === sizes[index] &&
+            (there.hostPath === undefined || there.hostPath === file.hostPath));
       if (same)
         onProgress?.({
           containerPath: file.containerPath,
@@ -76,11 +82,13 @@ export class ContainerPlacements {
         this.placed.set(placed.containerPath, { ...placed, ...(hostPath ? { hostPath } : {}) });
       },
     });
-    return files.map((file) => {
-      const { containerPath, bytes } = this.placed.get(file.containerPath)!;
-      return { containerPath, bytes };
-    });
+    return files.map((file) => placedRecord(this.placed.get(file.containerPath)!));
   }
+}
+
+/** What a caller sees of a placed file: its path inside, its size, and how it got there. */
+function placedRecord(file: PlacedFile): PlacedFile {
+  return { containerPath: file.containerPath, bytes: file.bytes, ...(file.how ? { how: file.how } : {}) };
 }
 
 /** Two host files whose names would meet at one path inside are refused, naming both. */

@@ -5,7 +5,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { parseSandboxConfig } from "../config.ts";
 import { detectEngineDialect } from "../container/engine-dialect.ts";
 import { buildLabels } from "../container/labels.ts";
-import { launchForHandover } from "../container/launch.ts";
+import { launchForHandover, mountsWork } from "../container/launch.ts";
 import { answeringDocker, inspectSandboxImage, requireRuntime } from "../container/readiness.ts";
 import { allocateIdentity } from "../container/user-ids.ts";
 import { destroyStream, removeContainer } from "../engine/engine-operations.ts";
@@ -64,6 +64,8 @@ async function launch(): Promise<void> {
     imageEnv: image.Config?.Env ?? [],
     dialect,
     signal: discard.signal,
+    // On a local engine the files that pass the mount check are bind-mounted at the start; the rest stream in.
+    ...(mountsWork(docker, dialect) && input.files.length > 0 ? { mountFiles: input.files } : {}),
   });
   const lifeline = launched.lifeline;
   const ended = () => {
@@ -74,7 +76,13 @@ async function launch(): Promise<void> {
   lifeline.on("close", ended);
   // Handed over now: the manager's read-back, kill helper and warm command start while the files
   // stream in (the session waits for them before a program runs).
-  report({ type: "launched", containerId: launched.containerId, user: identity.config.user ?? "" });
+  report({
+    type: "launched",
+    containerId: launched.containerId,
+    user: identity.config.user ?? "",
+    mounted: launched.mounted ?? [],
+    mountRefusals: launched.mountRefusals ?? [],
+  });
   report(await placeFiles(launched));
 }
 
@@ -84,9 +92,15 @@ async function launch(): Promise<void> {
  * missing and reports the disk limit itself.
  */
 async function placeFiles(container: NonNullable<typeof launched>): Promise<WorkerReport> {
-  const placed: PlacedFile[] = [];
+  const mounted = container.mounted ?? [];
+  const placed: PlacedFile[] = mounted.map(({ containerPath, bytes, how }) => ({
+    containerPath,
+    bytes,
+    how,
+  }));
+  const toCopy = input.files.filter((file) => !mounted.some((mount) => mount.hostPath === file.hostPath));
   try {
-    await streamFiles({ container: container.container, guard: container.guardExecs }, input.files, {
+    await streamFiles({ container: container.container, guard: container.guardExecs }, toCopy, {
       onProgress: (progress) => report({ type: "placing", ...progress }),
       onPlaced: (file) => placed.push(file),
     });

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { once } from "node:events";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -207,8 +207,11 @@ describe("files a prelaunch places", () => {
   test("are in the container once filesPlaced() settles, byte for byte, read-only in a sealed folder", async () => {
     folder = await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
     const big = randomBytes(9 * 1024 * 1024);
-    await writeFile(join(folder, "big.bin"), big);
-    await writeFile(join(folder, "small.csv"), "a,b\n1,2\n");
+    await writeFile(join(folder, "big-target.bin"), big);
+    await writeFile(join(folder, "small-target.csv"), "a,b\n1,2\n");
+    // Links: a link is never mounted, so these take the copy's way.
+    await symlink(join(folder, "big-target.bin"), join(folder, "big.bin"));
+    await symlink(join(folder, "small-target.csv"), join(folder, "small.csv"));
     const prelaunch = SandboxPrelaunch.start(
       { network: "none" },
       {
@@ -221,8 +224,8 @@ describe("files a prelaunch places", () => {
     managers.push(manager);
     const session = await manager.createSession();
     expect(await session.filesPlaced()).toEqual([
-      { containerPath: "/workspace/data/big.bin", bytes: big.length },
-      { containerPath: "/workspace/data/small.csv", bytes: 8 },
+      { containerPath: "/workspace/data/big.bin", bytes: big.length, how: "copied" },
+      { containerPath: "/workspace/data/small.csv", bytes: 8, how: "copied" },
     ]);
     const { stdout } = await session.execute(
       "sha256sum /workspace/data/big.bin; stat -c '%a %n' /workspace/data /workspace/data/*; touch /workspace/data/new 2>/dev/null || echo sealed",
@@ -247,9 +250,38 @@ describe("files a prelaunch places", () => {
     await manager.close();
   });
 
+  test("on a local engine are bind-mounted read-only at the start: no copy, the same bytes", async () => {
+    folder ||= await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
+    const data = randomBytes(5 * 1024 * 1024);
+    await writeFile(join(folder, "mounted.bin"), data);
+    const prelaunch = SandboxPrelaunch.start({ network: "none" }, { files: [join(folder, "mounted.bin")] });
+    const reports: PlacingProgress[] = [];
+    prelaunch.onPlacing((progress) => reports.push(progress));
+    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession();
+    expect(await session.filesPlaced()).toEqual([
+      { containerPath: "/workspace/data/mounted.bin", bytes: data.length, how: "mounted" },
+    ]);
+    // The turn's placement copies nothing more.
+    expect(await session.placeFiles([join(folder, "mounted.bin")])).toEqual([
+      { containerPath: "/workspace/data/mounted.bin", bytes: data.length, how: "mounted" },
+    ]);
+    expect(reports).toEqual([]);
+    const { stdout } = await session.execute("sha256sum /workspace/data/mounted.bin");
+    expect(stdout).toContain(createHash("sha256").update(data).digest("hex"));
+    const info = await docker.getContainer(session.containerId).inspect();
+    expect(info.Mounts.map((mount) => [mount.Source, mount.Destination, mount.RW])).toEqual([
+      [join(folder, "mounted.bin"), "/workspace/data/mounted.bin", false],
+    ]);
+    await manager.close();
+  });
+
   test("that do not fit are left to the turn: the session gets the container, none placed, the failure says why", async () => {
     folder ||= await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
-    await writeFile(join(folder, "three.bin"), randomBytes(3 * 1024 * 1024));
+    await writeFile(join(folder, "three-target.bin"), randomBytes(3 * 1024 * 1024));
+    // Through a link, so copied (a mounted file takes no room in /workspace).
+    await symlink(join(folder, "three-target.bin"), join(folder, "three.bin"));
     const prelaunch = SandboxPrelaunch.start(
       { network: "none", diskLimit: "2m" },
       { files: [join(folder, "three.bin")] },

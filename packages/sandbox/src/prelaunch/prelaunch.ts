@@ -8,6 +8,7 @@ import { Worker } from "node:worker_threads";
 import { sandboxAssets } from "../assets/sandbox-assets.ts";
 import type { SandboxConfigInput } from "../config.ts";
 import type { EngineDialect } from "../container/engine-dialect.ts";
+import type { MountedFile, MountRefusalNote } from "../container/launch.ts";
 import type { PlacedFile, PlacingProgress } from "../files/place-files.ts";
 import { type FileToPlace, filesToPlace } from "../files/placement-path.ts";
 import { workerEnvironment } from "./worker-env.ts";
@@ -28,6 +29,10 @@ export type PrelaunchedContainer = {
    * placed (all, or those before a failure such as a full /workspace; the turn copies the rest).
    */
   placed: Promise<PlacedFile[]>;
+  /** `start`'s files bind-mounted read-only at the container's start (a local engine): read back at the take-over. */
+  mounted: MountedFile[];
+  /** `start`'s files the worker's mount check refused (they are copied), and why: the manager logs them. */
+  mountRefusals?: MountRefusalNote[];
 };
 
 /**
@@ -95,8 +100,8 @@ export class SandboxPrelaunch {
       } else if (report.type === "checked") checked(report.dialect);
       else if (report.type === "launched") {
         launched = true;
-        const { containerId, user } = report;
-        settle({ containerId, user, lifeline: standIn, placed: this.waitingFor(placed) });
+        const { type: _launched, ...handed } = report;
+        settle({ ...handed, lifeline: standIn, placed: this.waitingFor(placed) });
       } else if (report.type === "placed") {
         if (report.failure) this.failure = `placing its files failed: ${report.failure}`;
         placedNow(report.placed);

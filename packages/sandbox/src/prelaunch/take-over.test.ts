@@ -45,6 +45,7 @@ function standInPrelaunch(
       user: identity.config.user ?? "",
       lifeline: launched.lifeline,
       placed: Promise.resolve([]),
+      mounted: [],
     };
   })();
   const prelaunch = {

@@ -35,12 +35,16 @@ export async function takeOverPrelaunched(
     return undefined;
   }
   const container = docker.getContainer(handed.containerId);
+  for (const { hostPath, reason } of handed.mountRefusals ?? [])
+    options.logger?.debug({ file: hostPath, reason }, "data file copied: a mount was refused");
   const identity = holdIdentity(options.config, handed.user);
   try {
     if (!identity) throw new Error(`its user ${handed.user} is not one this manager can hold`);
     const { helper, info } = await verifyRunning(container, identity.config, {
       imageEnv: options.imageEnv,
       dialect: options.dialect,
+      // Its mounts, exactly: the files the worker checked and mounted (and read back inside).
+      mounts: handed.mounted.map((file) => ({ source: file.source, target: file.containerPath })),
       withKillHelper: true,
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -58,6 +62,7 @@ export async function takeOverPrelaunched(
         helper,
         guardExecs: execsNeedGuard(identity.config),
         placedFiles: handed.placed,
+        ...(handed.mounted.length > 0 ? { mounted: handed.mounted } : {}),
       },
     };
   } catch (error) {
