@@ -65,9 +65,6 @@ export function reportRunProgress(options: {
   let last = 0;
   let stopped = false;
   let sent = 0;
-  let outputBytes = 0;
-  let outputCut = false;
-  const maxOutputBytes = options.maxOutputBytes ?? maxOutputNotificationBytes;
   /** Sends not yet written: at most one per notification of the run (its lines are bounded). */
   const pending = new Set<Promise<void>>();
   const send = (message: string, meta?: Record<string, unknown>) => {
@@ -94,21 +91,10 @@ export function reportRunProgress(options: {
     send(`the program is running: ${seconds} s of at most ${options.execTimeout} s`);
   }, options.intervalMs ?? progressIntervalMs);
   timer.unref();
+  const sendOutput = outputSender(send, options.maxOutputBytes ?? maxOutputNotificationBytes);
   return {
     output(event) {
-      if (stopped || outputCut) return;
-      const output = { stream: event.stream, line: event.line, ...(event.cut ? { cut: true } : {}) };
-      const message = event.cut ? event.line : `${event.stream}: ${event.line}`;
-      // The notification's size as JSON (the line is in it twice, escaped), with the envelope the
-      // transport adds (jsonrpc, method, token, progress figures: under 120 bytes).
-      outputBytes += JSON.stringify({ message, output }).length + 120;
-      if (outputBytes > maxOutputBytes) {
-        outputCut = true;
-        const line = `[live output cut: this run's notifications reached ${Math.round(maxOutputBytes / 1024)} KiB; the rest of the output comes in the result]`;
-        send(line, { [outputMetaKey]: { stream: event.stream, line, cut: true } });
-        return;
-      }
-      send(message, { [outputMetaKey]: output });
+      if (!stopped) sendOutput(event);
     },
     async stop() {
       if (stopped) return;
@@ -117,6 +103,30 @@ export function reportRunProgress(options: {
       if (sent === 0) return;
       await withinMs(options.deliveryTimeoutMs ?? deliveryTimeoutMs, delivered(pending, options.confirm));
     },
+  };
+}
+
+/** Sends each output line as a notification until `maxBytes` of them were sent, then one saying so. */
+function outputSender(
+  send: (message: string, meta?: Record<string, unknown>) => void,
+  maxBytes: number,
+): (event: ProgramOutputEvent) => void {
+  let bytes = 0;
+  let cut = false;
+  return (event) => {
+    if (cut) return;
+    const output = { stream: event.stream, line: event.line, ...(event.cut ? { cut: true } : {}) };
+    const message = event.cut ? event.line : `${event.stream}: ${event.line}`;
+    // The notification's size as JSON (the line is in it twice, escaped), with the envelope the
+    // transport adds (jsonrpc, method, token, progress figures: under 120 bytes).
+    bytes += JSON.stringify({ message, output }).length + 120;
+    if (bytes > maxBytes) {
+      cut = true;
+      const line = `[live output cut: this run's notifications reached ${Math.round(maxBytes / 1024)} KiB; the rest of the output comes in the result]`;
+      send(line, { [outputMetaKey]: { stream: event.stream, line, cut: true } });
+      return;
+    }
+    send(message, { [outputMetaKey]: output });
   };
 }
 
