@@ -225,7 +225,13 @@ describe.each<Installer>(["npm", "pnpm"])(
         ] as const) {
           const response = await fetch(new URL(path, address.origin), { headers: { authorization } });
           expect(response.status, `${path} ${output}`).toBe(200);
-          expect(await response.text()).toBe(await readFile(join(shipped, file), "utf8"));
+          // The page is the shipped file with this page's token written into its one meta tag.
+          const pageToken = /<meta name="codeaction-page" content="([A-Za-z0-9_-]+)">/;
+          const served = await response.text();
+          if (file === "index.html") expect(served).toMatch(pageToken);
+          expect(served.replace(pageToken, '<meta name="codeaction-page" content="">')).toBe(
+            await readFile(join(shipped, file), "utf8"),
+          );
         }
       } finally {
         if (desk.exitCode === null && desk.signalCode === null) {
