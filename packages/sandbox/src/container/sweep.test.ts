@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContainerEngine } from "../engine/container-engine.ts";
 import { buildLabels, currentOwner, labelKeys } from "./labels.ts";
-import { deadlineGraceMs, sweepContainers, sweepReason } from "./sweep.ts";
+import { deadlineGraceMs, stoppedGraceMs, sweepContainers, sweepReason } from "./sweep.ts";
 
 const now = new Date();
 const live = (labels: Record<string, string>, state = "running") => ({
@@ -42,6 +42,22 @@ describe("sweepReason", () => {
     expect(sweepReason(live(justLate), { now })).toBeUndefined();
     const graceOver = new Date(now.getTime() + deadlineGraceMs);
     expect(sweepReason(live(justLate), { now: graceOver })).toMatch(/deadline .* passed/);
+  });
+  it("leaves a live owner's stopped container to it for a grace after it ended, before its deadline", () => {
+    // The owner reads why it ended (OOMKilled under gVisor): another sweep must not remove it first.
+    const labels = buildLabels({ managerId: "other", deadline: future });
+    const justEnded = new Date(now.getTime() - 1000);
+    expect(sweepReason(live(labels, "exited"), { now, finishedAt: justEnded })).toBeUndefined();
+    expect(sweepReason(live(labels, "dead"), { now, finishedAt: justEnded })).toBeUndefined();
+    const graceOver = new Date(justEnded.getTime() + stoppedGraceMs);
+    expect(sweepReason(live(labels, "exited"), { now: graceOver, finishedAt: justEnded })).toBe(
+      "it is exited",
+    );
+    // Not for an owner that is gone, nor past the deadline.
+    const orphan = { ...labels, [labelKeys.ownerPid]: "99999999" };
+    expect(sweepReason(live(orphan, "exited"), { now, finishedAt: justEnded })).toBe("it is exited");
+    const late = buildLabels({ managerId: "other", deadline: new Date(now.getTime() - 1000) });
+    expect(sweepReason(live(late, "exited"), { now, finishedAt: justEnded })).toBe("it is exited");
   });
   it("leaves containers whose owner it cannot judge (another machine) to their deadline", () => {
     const labels = buildLabels({ managerId: "other", deadline: future });
@@ -99,5 +115,33 @@ describe("sweepContainers", () => {
     const stopped = orphanEngine("exited", 0);
     await sweepContainers(stopped.engine);
     expect(stopped.calls).toEqual(["remove"]);
+  });
+
+  it("asks when a live owner's stopped container ended: keeps one just ended, removes one ended long ago", async () => {
+    const labels = buildLabels({ managerId: "other", deadline: new Date(Date.now() + 600_000) });
+    const engineEnded = (finishedAt: Date) => {
+      const calls: string[] = [];
+      const engine = {
+        listContainers: async () => [
+          { Id: "c1", State: "exited", Labels: labels, Created: Date.now() / 1000 },
+        ],
+        getContainer: () => ({
+          inspect: async () => {
+            calls.push("inspect");
+            return { State: { Running: false, FinishedAt: finishedAt.toISOString() } };
+          },
+          remove: async () => {
+            calls.push("remove");
+          },
+        }),
+      } as unknown as ContainerEngine;
+      return { engine, calls };
+    };
+    const fresh = engineEnded(new Date(Date.now() - 1000));
+    expect(await sweepContainers(fresh.engine)).toEqual([]);
+    expect(fresh.calls).toEqual(["inspect"]);
+    const old = engineEnded(new Date(Date.now() - stoppedGraceMs - 1000));
+    expect(await sweepContainers(old.engine)).toEqual([{ containerId: "c1", reason: "it is exited" }]);
+    expect(old.calls).toEqual(["inspect", "remove"]);
   });
 });

@@ -18,23 +18,40 @@ const createdGraceMs = 5 * 60 * 1000;
 export const deadlineGraceMs = 60 * 1000;
 
 /**
+ * How long a stopped container of an owner that may still live is left to that owner, before its
+ * deadline: the owner reads why it ended (the engine's OOMKilled, under gVisor the only word of an
+ * out-of-memory end) and replaces it. Removing it at once would race that read, and another
+ * process's sweep would turn an out-of-memory end into an unexplained one.
+ */
+export const stoppedGraceMs = 60 * 1000;
+
+/**
  * Why a managed container should go, or undefined when it must stay. Never reaps a live owner's
  * running container before its deadline: only stopped containers, passed deadlines, and owners that
- * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused).
+ * are provably gone (same kernel boot and pid namespace, and the pid is gone or was reused). A
+ * stopped container of an owner not provably gone, whose deadline has not passed, stays
+ * `stoppedGraceMs` after `finishedAt` (its inspect's State.FinishedAt) when that is given.
  */
 export function sweepReason(
   summary: Pick<ContainerSummary, "State" | "Labels" | "Created">,
-  options: { now?: Date; ownManagerId?: string } = {},
+  options: { now?: Date; ownManagerId?: string; finishedAt?: Date } = {},
 ): string | undefined {
   const labels = summary.Labels ?? {};
   if (labels[labelKeys.managed] !== "true") return undefined;
   if (options.ownManagerId && labels[labelKeys.managerId] === options.ownManagerId) return undefined;
   const now = options.now ?? new Date();
   const state = summary.State;
-  if (state === "exited" || state === "dead") return `it is ${state}`;
   const owner = ownerStatus(labels);
-  if (owner === "gone") return `its owner process ${labels[labelKeys.ownerPid]} is gone`;
   const deadline = deadlineOf(labels);
+  if (state === "exited" || state === "dead") {
+    const leftToOwner =
+      owner !== "gone" &&
+      options.finishedAt !== undefined &&
+      options.finishedAt.getTime() + stoppedGraceMs > now.getTime() &&
+      (deadline === undefined || deadline.getTime() > now.getTime());
+    return leftToOwner ? undefined : `it is ${state}`;
+  }
+  if (owner === "gone") return `its owner process ${labels[labelKeys.ownerPid]} is gone`;
   const grace = state === "running" ? deadlineGraceMs : 0;
   if (deadline && deadline.getTime() + grace <= now.getTime()) {
     return `its deadline ${deadline.toISOString()} passed`;
@@ -65,7 +82,21 @@ async function endedBySelf(container: EngineContainer, graceMs: number): Promise
   }
 }
 
-/** Removes every managed container that sweepReason condemns. Returns what was removed and why. */
+/** When a stopped container ended (State.FinishedAt), or undefined when it is gone or never ran. */
+async function finishedAtOf(container: EngineContainer): Promise<Date | "gone" | undefined> {
+  const info = await container.inspect().catch((error: unknown) => {
+    if (statusCodeOf(error) === 404) return "gone" as const;
+    throw error;
+  });
+  if (info === "gone") return "gone";
+  const finishedAt = new Date(info.State.FinishedAt);
+  return Number.isNaN(finishedAt.getTime()) ? undefined : finishedAt;
+}
+
+/**
+ * Removes every managed container that sweepReason condemns, a stopped one only after reading when
+ * it ended (see stoppedGraceMs). Returns what was removed and why.
+ */
 export async function sweepContainers(
   docker: ContainerEngine,
   options: { ownManagerId?: string; logger?: Logger; ownerGoneGraceMs?: number } = {},
@@ -77,9 +108,17 @@ export async function sweepContainers(
   const swept: SweptContainer[] = [];
   await Promise.all(
     containers.map(async (summary) => {
-      const reason = sweepReason(summary, options.ownManagerId ? { ownManagerId: options.ownManagerId } : {});
+      const own = options.ownManagerId ? { ownManagerId: options.ownManagerId } : {};
+      let reason = sweepReason(summary, own);
       if (!reason) return;
       const container = docker.getContainer(summary.Id);
+      // A stopped container that would stay had it just ended: ask the engine when it ended.
+      if (!sweepReason(summary, { ...own, finishedAt: new Date() })) {
+        const finishedAt = await finishedAtOf(container);
+        if (finishedAt === "gone") return;
+        reason = sweepReason(summary, finishedAt ? { ...own, finishedAt } : own);
+        if (!reason) return;
+      }
       if (summary.State === "running" && ownerStatus(summary.Labels ?? {}) === "gone") {
         await endedBySelf(container, options.ownerGoneGraceMs ?? ownerGoneGraceMs);
       }
