@@ -1,18 +1,17 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inTerminal as inSharedTerminal, ledgerServer } from "./approve-later-session.ts";
 import { journalRecords } from "./cli-files.ts";
-import { binPath, repositoryRoot, runCli } from "./run-cli.ts";
+import { runCli } from "./run-cli.ts";
 
 // Approve later through the CLI, as processes on real containers with a replayed model: `ask
 // --approve` answered "later" at the terminal stops the run and keeps its state in the journal; a
 // new process, `codeaction resume RUN --approve` (or --deny), continues it. The tools are an MCP
 // server that counts its calls on the host, in a file.
 
-const ledgerServer = join(repositoryRoot, "packages/cli/test/fixtures/ledger-server.ts");
 const program = `
 import json
 def value(result):
@@ -34,34 +33,9 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/**
- * A command in a real terminal (`script`): each step writes its reply (and Enter) once the output
- * after the previous step's match matches its pattern. A session that stops matching is ended
- * (killed) after `giveUpMs`, so that the assertions report what it printed.
- */
-async function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>, giveUpMs = 90_000) {
-  const command = [process.execPath, binPath, ...args]
-    .map((word) => `'${word.replaceAll("'", "'\\''")}'`)
-    .join(" ");
-  const child = spawn("script", ["-qec", command, "/dev/null"], {
-    cwd,
-    env: { ...process.env, CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined },
-  });
-  let output = "";
-  let from = 0;
-  let step = 0;
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-    for (let match = steps[step]?.[0].exec(output.slice(from)); match; ) {
-      from += match.index + match[0].length;
-      child.stdin.write(`${steps[step++]![1]}\n`);
-      match = steps[step]?.[0].exec(output.slice(from));
-    }
-  });
-  const giveUp = setTimeout(() => child.kill("SIGKILL"), giveUpMs);
-  const exitCode = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  clearTimeout(giveUp);
-  return { exitCode, output, steps: step };
+/** A command in a real terminal (approve-later-session.ts), with this file's resume secret. */
+function inTerminal(cwd: string, args: string[], steps: Array<[RegExp, string]>) {
+  return inSharedTerminal(cwd, args, steps, { CODEACTION_RESUME_SECRET: secret, OPENAI_API_KEY: undefined });
 }
 
 /** The journal's second record is run `runId` resumed, answered, with `decision`. */
