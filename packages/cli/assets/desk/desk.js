@@ -274,20 +274,11 @@ function showLine(card, data) {
   card.live.scrollTop = card.live.scrollHeight;
 }
 
-/** The line that names a Python error: the last line of the last traceback ("KeyError: 'price'"). */
-function errorLineOf(output) {
-  const lines = output.split("\n").map((line) => line.trim());
-  const traceback = lines.lastIndexOf("Traceback (most recent call last):");
-  if (traceback === -1) return undefined;
-  return lines
-    .slice(traceback + 1)
-    .findLast((line) => /^[\w.]+(Error|Exception|Exit|Interrupt|Warning)\b/.test(line));
-}
-
 /** What an attempt printed, collapsed; a failed one's error line first, in plain sight. */
 function showOutput(card, data) {
   const output = `${data.stdout}${data.stderr}`;
-  const errorLine = data.status === "ok" ? undefined : errorLineOf(output);
+  // A failed attempt's error line, found by the desk (desk-failure.ts lastErrorLine).
+  const errorLine = data.status === "ok" ? undefined : data.errorLine;
   if (errorLine) {
     card.details.append(
       element("p", { className: "error-line" }, [

@@ -16,6 +16,7 @@ import {
 import { parseAnswer } from "../../terminal/format-answer.ts";
 import type { DeskAgent, DeskAgentBuilder } from "./desk-agent.ts";
 import { describeError } from "./desk-errors.ts";
+import { lastErrorLine } from "./desk-failure.ts";
 
 /** One message to the page, sent as a Server-Sent Event. */
 export type DeskEvent = { event: string; data: unknown };
@@ -178,7 +179,10 @@ function describeEvent(event: AgentEvent): DeskEvent | undefined {
         event: "tool",
         data: { tool: event.tool, status: event.status, durationMs: Math.round(event.durationMs) },
       };
-    case "program-end":
+    case "program-end": {
+      // The line that names a failed program's error, found here once (the page shows it first).
+      const errorLine =
+        event.status === "ok" ? undefined : lastErrorLine(`${event.stdoutTail}${event.stderrTail}`);
       return {
         event: "output",
         data: {
@@ -187,8 +191,10 @@ function describeEvent(event: AgentEvent): DeskEvent | undefined {
           exitCode: event.exitCode ?? null,
           stdout: event.stdoutTail,
           stderr: event.stderrTail,
+          ...(errorLine ? { errorLine } : {}),
         },
       };
+    }
     case "program-output":
       // Bounded by the run (core's live output: 2000 lines, 256 KiB, then one event with `cut`).
       return {
