@@ -83,11 +83,7 @@ export class ProgramJobs {
       const waitMs = Math.min(Math.max(waitSeconds, 0), maxWaitSeconds) * 1000;
       await waitFor(job.finished, waitMs, signal);
     }
-    if (!job.settled) {
-      return { state: "running", elapsedMs: this.#now() - job.startedAt, output: job.output };
-    }
-    const { value } = job.settled;
-    return value instanceof Error ? { state: "failed", error: value } : { state: "done", run: value };
+    return this.#stateOf(job);
   }
 
   /** The run's state now, without waiting; undefined when it is not known here. */
@@ -95,12 +91,20 @@ export class ProgramJobs {
     const job = this.#jobs.get(runId);
     if (!job) return undefined;
     const { settled } = job;
-    const state: JobState = !settled
-      ? { state: "running", elapsedMs: this.#now() - job.startedAt, output: job.output }
-      : settled.value instanceof Error
-        ? { state: "failed", error: settled.value }
-        : { state: "done", run: settled.value };
-    return { startedAt: job.startedAt, ...(settled ? { endedAt: settled.at } : {}), state };
+    return {
+      startedAt: job.startedAt,
+      ...(settled ? { endedAt: settled.at } : {}),
+      state: this.#stateOf(job),
+    };
+  }
+
+  /** A job's state now: running with its output so far, failed, or done with its run. */
+  #stateOf(job: Job): JobState {
+    const { settled } = job;
+    if (!settled) return { state: "running", elapsedMs: this.#now() - job.startedAt, output: job.output };
+    return settled.value instanceof Error
+      ? { state: "failed", error: settled.value }
+      : { state: "done", run: settled.value };
   }
 
   /** Kills one running program (its run ends "aborted"); false when it is not known or has ended. */
