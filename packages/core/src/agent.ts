@@ -15,6 +15,7 @@ import { checkDecisionFits, type ResumeDecision, type RunState, verifyState } fr
 import { AbortError } from "./errors/abort-error.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { toMessages } from "./input-messages.ts";
+import type { ThreadRegistry } from "./steps/thread-registry.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { callBudget } from "./tracing/call-budget.ts";
 import { observeTurn, runSignal } from "./tracing/observe-turn.ts";
@@ -81,6 +82,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
   readonly #resume: { stream: ResumeStream; secret: string | Uint8Array | undefined } | undefined;
   readonly #shutdown: () => Promise<void>;
   readonly #observe: ObserveOptions;
+  readonly #threads: ThreadRegistry | undefined;
   #shutDown = false;
 
   constructor(fields: {
@@ -91,6 +93,8 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     shutdown: () => Promise<void>;
     /** Budget, pricing and tracing settings (buildAgent's). */
     observe?: ObserveOptions;
+    /** With codeAction.state "thread": the live threads. */
+    threads?: ThreadRegistry;
   }) {
     super();
     this.pattern = fields.pattern;
@@ -99,6 +103,7 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     this.#resume = fields.resume;
     this.#shutdown = fields.shutdown;
     this.#observe = fields.observe ?? {};
+    this.#threads = fields.threads;
   }
 
   static lc_name(): string {
@@ -211,6 +216,27 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     return renderStubSignatures([...this.tools]);
   }
 
+  /**
+   * Starts thread `toId` from thread `fromId`'s state (codeAction.state "thread"): `toId`'s next
+   * question re-executes `fromId`'s programs in its own interpreter (every tool call answered from
+   * their logs), and from then on the two are independent. A thread already called `toId` is dropped first.
+   */
+  forkThread(fromId: string, toId: string): Promise<void> {
+    return this.#threadsOrRefuse("forkThread").fork(fromId, toId);
+  }
+
+  /** Ends a thread (codeAction.state "thread"): its interpreter stops and its history is forgotten, stored copy included. */
+  dropThread(threadId: string): Promise<void> {
+    return this.#threadsOrRefuse("dropThread").drop(threadId);
+  }
+
+  #threadsOrRefuse(method: string): ThreadRegistry {
+    if (this.#threads) return this.#threads;
+    throw new ConfigError({
+      message: `${method}() needs an agent with threads: build it with pattern: "code-action" and codeAction: { state: "thread" }`,
+    });
+  }
+
   /** Removes the containers (waiting for pending removals) and closes the MCP servers. Idempotent. */
   close(): Promise<void> {
     this.#shutDown = true;
@@ -263,8 +289,10 @@ export class CodeActionAgent<Structured = unknown> extends StepStreamingRunnable
     });
     let ended = false;
     try {
+      const threadId = config.configurable?.thread_id;
       const steps = turn({
         signal: runSignal(observer, config.signal),
+        ...(threadId === undefined ? {} : { threadId: String(threadId) }),
         ...(chainRun ? { callbacks: chainRun.getChild() } : {}),
         observer,
       });

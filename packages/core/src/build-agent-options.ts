@@ -13,6 +13,7 @@ import type { UsedStates } from "./durable/used-states.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { checkServerSpecs, type ServerSpec } from "./mcp/index.ts";
 import { isModelRunnable, type ModelOption } from "./model.ts";
+import type { ThreadStore } from "./steps/file-thread-store.ts";
 import { type AnswerShape, compileResponseFormat, type ResponseFormat } from "./structured-answer.ts";
 import {
   type ObserveBuildOptions,
@@ -36,6 +37,22 @@ export type CodeActionOptions = {
   maxResultBytes?: number;
   /** Independent programs per question that must agree (default 1: no agreement check). */
   samples?: number;
+  /**
+   * Programs one question may take as steps (default 1: one program answers). Above 1, a program
+   * that prints no RESULT line and raises no error is a step: the model sees its output and what the
+   * interpreter holds, and writes the next program, which runs in the same interpreter
+   * (docs/steps-and-threads.md). Past maxSteps, a StepLimitError.
+   */
+  maxSteps?: number;
+  /**
+   * "run" (default): a fresh interpreter per run (the steps of one run share it). "thread": one live
+   * interpreter per `configurable.thread_id`, kept between invocations (docs/steps-and-threads.md).
+   */
+  state?: "run" | "thread";
+  /** With state "thread": live threads at most; the least recently used is evicted first (default 8). */
+  maxThreads?: number;
+  /** With state "thread": seconds a thread's interpreter may sit unused before it is stopped (default 600). */
+  idleSeconds?: number;
   /** Decimal places numbers are compared at when samples agree (default 2). */
   decimals?: number;
   /** A stronger model that writes one more program on disagreement or when every attempt failed. */
@@ -115,6 +132,12 @@ export type BuildAgentOptions = ObserveBuildOptions & {
    */
   usedStates?: UsedStates;
   /**
+   * With codeAction.state "thread": where threads' histories are kept, so a thread whose process
+   * ended (or that was evicted) is restored on its next question in any process with the same store
+   * and resumeSecret (`createFileThreadStore(folder)`; docs/steps-and-threads.md). Needs resumeSecret.
+   */
+  threadStore?: ThreadStore;
+  /**
    * The shape of the answer, as LangChain's createAgent takes it: a zod schema or a JSON Schema.
    * The model is told it, the answer is parsed as JSON and checked (a mismatch is sent back to be
    * repaired, naming each path), and `result.structured` is the checked value, typed from a zod schema.
@@ -144,6 +167,18 @@ const codeActionSchema = z.strictObject({
     .max(256 * 1024 * 1024)
     .default(16 * 1024 * 1024),
   samples: z.number().int().min(1).max(9).default(1),
+  maxSteps: z.number().int().min(1).max(50).default(1),
+  state: z
+    .enum(["run", "thread"], {
+      error: (issue) => `codeAction.state must be "run" or "thread", got ${JSON.stringify(issue.input)}`,
+    })
+    .default("run"),
+  maxThreads: z.number().int().min(1).max(256).default(8),
+  idleSeconds: z
+    .number()
+    .positive()
+    .max(7 * 86_400)
+    .default(600),
   decimals: z.number().int().min(0).max(12).default(2),
   escalate: z.strictObject({ model: modelSchema }).optional(),
   outputFiles: z
@@ -214,6 +249,17 @@ const optionsSchema = z.strictObject({
       { error: "usedStates must have markUsed(nonce): Promise<boolean>" },
     )
     .optional(),
+  threadStore: z
+    .custom<ThreadStore>(
+      (value) =>
+        typeof value === "object" &&
+        value !== null &&
+        ["read", "write", "remove"].every(
+          (name) => typeof (value as Record<string, unknown>)[name] === "function",
+        ),
+      { error: "threadStore must have read, write and remove (createFileThreadStore(folder))" },
+    )
+    .optional(),
   modelTimeout: z.number().positive({ error: "modelTimeout is in seconds, above 0 (default 90)" }).optional(),
   maxIterations: z.number().int().min(1).optional(),
   responseFormat: z
@@ -253,9 +299,12 @@ export function parseBuildAgentOptions(input: unknown) {
   }
   refusePatternMismatch(options);
   refuseUnpricedBudget(options);
+  const codeAction = codeActionSchema.parse(options.codeAction ?? {});
+  refuseSamplesWithSteps(codeAction);
+  refuseThreadStoreMisuse(options, codeAction.state);
   return {
     ...options,
-    codeAction: codeActionSchema.parse(options.codeAction ?? {}),
+    codeAction,
     answerShape: options.responseFormat ? compileFormat(options.responseFormat) : undefined,
   };
 }
@@ -288,6 +337,33 @@ function refusePatternMismatch(options: {
   if (options.codeAction && options.pattern !== "code-action") {
     throw new ConfigError({
       message: `buildAgent: codeAction only applies to pattern "code-action", but pattern is "${options.pattern}". Set pattern: "code-action" or remove codeAction.`,
+    });
+  }
+}
+
+/** Samples that must agree and one live interpreter do not mix: which sample's state would persist? */
+function refuseSamplesWithSteps(codeAction: { samples: number; maxSteps: number; state: string }) {
+  if (codeAction.samples === 1 || (codeAction.maxSteps === 1 && codeAction.state === "run")) return;
+  const steps =
+    codeAction.maxSteps > 1 ? `codeAction.maxSteps: ${codeAction.maxSteps}` : 'codeAction.state: "thread"';
+  throw new ConfigError({
+    message: `buildAgent: codeAction.samples: ${codeAction.samples} cannot be combined with ${steps}: samples are independent programs that must agree, and steps and threads keep one interpreter whose state the next program builds on. Use samples: 1 with steps or threads, or maxSteps: 1 and state: "run" with samples.`,
+  });
+}
+
+/** A thread store is only for threads, and only with a key to sign what it keeps. */
+function refuseThreadStoreMisuse(options: { threadStore?: unknown; resumeSecret?: unknown }, state: string) {
+  if (options.threadStore === undefined) return;
+  if (state !== "thread") {
+    throw new ConfigError({
+      message:
+        'buildAgent: threadStore keeps threads, but codeAction.state is "run". Set codeAction.state: "thread", or remove threadStore.',
+    });
+  }
+  if (options.resumeSecret === undefined) {
+    throw new ConfigError({
+      message:
+        "buildAgent: threadStore needs resumeSecret: a stored history is re-executed with its tool results taken as they are stored, so it must be signed. Pass resumeSecret (32 random bytes, e.g. `openssl rand -hex 32`).",
     });
   }
 }

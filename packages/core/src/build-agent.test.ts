@@ -30,6 +30,10 @@ describe("buildAgent options", () => {
       maxRequestBytes: 1024 * 1024,
       maxResultBytes: 16 * 1024 * 1024,
       samples: 1,
+      maxSteps: 1,
+      state: "run",
+      maxThreads: 8,
+      idleSeconds: 600,
       decimals: 2,
       outputFiles: { maxFileBytes: 10 * 1024 * 1024, maxTotalBytes: 50 * 1024 * 1024, maxFiles: 20 },
       dataFiles: [],
@@ -63,7 +67,7 @@ describe("buildAgent options", () => {
     const error = await refusal({ model, pattern: "code-action", codeAction: { exec_timeout: 60 } });
     expect(error.message).toContain("unknown codeAction option 'exec_timeout' (did you mean 'execTimeout'?)");
     expect(error.message).toContain(
-      "Valid codeAction options: execTimeout, maxRepairs, maxToolCalls, maxRequestBytes, maxResultBytes, samples, decimals, escalate",
+      "Valid codeAction options: execTimeout, maxRepairs, maxToolCalls, maxRequestBytes, maxResultBytes, samples, maxSteps, state, maxThreads, idleSeconds, decimals, escalate",
     );
   });
 

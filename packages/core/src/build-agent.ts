@@ -4,11 +4,15 @@ import { type BuildAgentOptions, parseBuildAgentOptions } from "./build-agent-op
 import { type Build, describeSandbox, newBuild, readySandbox } from "./build-agent-sandbox.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./code-action/data-files.ts";
 import { describeNetwork } from "./code-action/prompt.ts";
+import { renderStubsModule } from "./code-action/python-stubs.ts";
 import { createCodeActionTurn } from "./code-action/turn.ts";
+import { sha256Hex } from "./durable/canonical-json.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { fromLangChainTool } from "./from-langchain.ts";
 import { connectServers } from "./mcp/index.ts";
 import { loadModel } from "./model.ts";
+import { threadStoreAccess } from "./steps/thread-records.ts";
+import { ThreadRegistry } from "./steps/thread-registry.ts";
 import type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 import type { ToolSpec } from "./tool-spec.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
@@ -37,13 +41,20 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
     const dataFiles = await describeDataFilesFor(build);
     const shellSession = await readySandbox(build);
     const tools = await collectTools(build, ownTools, shellSession);
+    const threads = build.codeAction ? threadRegistryFor(build, tools, dataFiles) : undefined;
     const codeActionTurn = build.codeAction
-      ? createCodeActionTurn({
-          ...codeActionTurnOptions(build, dataFiles),
-          model,
-          tools,
-          settings: { ...options.codeAction, escalate: escalateModel ? { model: escalateModel } : undefined },
-        })
+      ? createCodeActionTurn(
+          {
+            ...codeActionTurnOptions(build, dataFiles),
+            model,
+            tools,
+            settings: {
+              ...options.codeAction,
+              escalate: escalateModel ? { model: escalateModel } : undefined,
+            },
+          },
+          threads,
+        )
       : undefined;
     const turn: TurnStream = codeActionTurn
       ? codeActionTurn.stream
@@ -66,6 +77,7 @@ export async function buildAgent<const Format extends ResponseFormat | undefined
       ...(resume ? { resume } : {}),
       shutdown,
       observe: observeOptionsOf(options),
+      ...(threads ? { threads } : {}),
     });
   } catch (error) {
     await Promise.allSettled(build.cleanups.map((cleanup) => cleanup()));
@@ -127,6 +139,32 @@ function codeActionTurnOptions(build: Build, dataFiles: DataFile[]) {
       void removal.finally(() => pendingRemovals.delete(removal));
     },
   };
+}
+
+/** With codeAction.state "thread": the agent's threads, stopped by close() (their histories stay stored). */
+function threadRegistryFor(
+  build: Build,
+  tools: ToolSpec[],
+  dataFiles: DataFile[],
+): ThreadRegistry | undefined {
+  const { options } = build;
+  if (options.codeAction.state !== "thread") return undefined;
+  const store =
+    options.threadStore && options.resumeSecret !== undefined
+      ? threadStoreAccess(options.threadStore, {
+          secret: options.resumeSecret,
+          toolsDigest: sha256Hex(renderStubsModule(tools)),
+          dataFiles,
+        })
+      : undefined;
+  const threads = new ThreadRegistry({
+    maxThreads: options.codeAction.maxThreads,
+    idleSeconds: options.codeAction.idleSeconds,
+    ...(store ? { store } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  build.cleanups.push(() => threads.close());
+  return threads;
 }
 
 /** The agent's close(): every cleanup once, in parallel; the first failure is thrown. */

@@ -7,6 +7,7 @@ export const coreAssetPlaces = {
   "relay.py": { besideCode: "bridge/relay.py" },
   "relay_io.py": { besideCode: "bridge/relay_io.py" },
   "relay_channels.py": { besideCode: "bridge/relay_channels.py" },
+  "relay_steps.py": { besideCode: "bridge/relay_steps.py" },
   "relay_loop.py": { besideCode: "bridge/relay_loop.py" },
   "bootstrap.py": { besideCode: "bridge/bootstrap.py" },
   "codeaction_tools.py": { besideCode: "bridge/codeaction_tools.py" },

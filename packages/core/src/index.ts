@@ -54,6 +54,8 @@ export { type DivergentCall, ReplayDivergenceError } from "./errors/replay-diver
 export { ResumeStateError } from "./errors/resume-state-error.ts";
 export { SandboxRunError } from "./errors/sandbox-run-error.ts";
 export { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
+export { StepLimitError, type StepRecord } from "./errors/step-limit-error.ts";
+export { ThreadError, type ThreadErrorReason } from "./errors/thread-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { ToolInputError } from "./errors/tool-input-error.ts";
 export { ToolValueError } from "./errors/tool-value-error.ts";
@@ -62,6 +64,7 @@ export type { JsonSchemaType } from "./json-schema-type.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/on-demand.ts";
 export type { ChatModelRunnable, ModelOption } from "./model.ts";
+export { createFileThreadStore, type ThreadStore } from "./steps/file-thread-store.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";

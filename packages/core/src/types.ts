@@ -89,6 +89,13 @@ export type Attempt = {
   sample?: number;
   /** True for the escalation model's attempts (codeAction.escalate). */
   escalated?: boolean;
+  /**
+   * With steps (codeAction.maxSteps above 1, or state "thread"): the step this program belongs to
+   * (1-based); a step's repairs share its number. Every attempt of a run with steps ran in one interpreter.
+   */
+  step?: number;
+  /** With steps, after a program that left its interpreter alive: what `__main__` holds (bounded). */
+  interpreterSummary?: string;
   program: string;
   modelReply: string;
   stdout: string;
@@ -129,7 +136,15 @@ export type AgentEvent =
       inputTokens?: number;
       outputTokens?: number;
     }
-  | { type: "program-start"; runId: string; attempt: number; sample?: number; program: string }
+  | {
+      type: "program-start";
+      runId: string;
+      attempt: number;
+      sample?: number;
+      /** With steps: the step the program belongs to. */
+      step?: number;
+      program: string;
+    }
   | {
       type: "tool-call";
       runId: string;
@@ -163,6 +178,8 @@ export type AgentEvent =
       runId: string;
       attempt: number;
       sample?: number;
+      /** With steps: the step the program belongs to. */
+      step?: number;
       status: AttemptStatus;
       exitCode: number | null;
       stdoutTail: string;

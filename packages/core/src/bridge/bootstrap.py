@@ -10,6 +10,12 @@ builtins (so the stubs work without an import), and runs the program file as __m
 uncaught exception is printed without this bootstrap's frame or the codeaction_tools module's (the
 stubs and the bridge), so a traceback shows the program's own lines only (a SyntaxError too).
 
+With "keep" in the go line (codeAction.maxSteps above 1, or a thread), the interpreter outlives the
+program: when the program ends (an uncaught exception and sys.exit() included) it writes one line on
+fd 5, its step's end (the exit status and a short summary of what __main__ holds), and waits for the
+next go line, whose program runs in the same __main__. Without "keep", fd 5 is closed at once and
+the first program's end is the interpreter's.
+
 relay.py carries this file's text (python-sources.ts joins the two when it loads them) and runs it
 as `python3 -s -P -B -u -X utf8 -c <this source>` with PYTHONHASHSEED=0 and no other PYTHON* variable.
 """
@@ -24,13 +30,30 @@ for _name in sys.argv[1:]:
         __import__(_name)
     except BaseException:
         pass
-_line = b""
-while not _line.endswith(b"\n"):
-    _chunk = os.read(0, 65536)
-    if not _chunk:
-        os._exit(0)
-    _line += _chunk
-_go = json.loads(_line)
+
+
+def _read_go(fd):
+    """One go line from `fd` (a JSON object), or None when the relay closed it."""
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return None
+        line += chunk
+    return json.loads(line)
+
+
+_go = _read_go(0)
+if _go is None:
+    os._exit(0)
+_keep = bool(_go.get("keep"))
+# Kept: the go pipe and the step pipe move to descriptors a subprocess does not inherit.
+_control = os.dup(0) if _keep else None
+_steps = os.dup(5) if _keep else None
+try:
+    os.close(5)
+except OSError:
+    pass
 _null = os.open(os.devnull, os.O_RDONLY)
 os.dup2(_null, 0)
 os.close(_null)
@@ -40,29 +63,132 @@ sys.path.insert(0, _go["lib"])
 import codeaction_tools
 for _name in getattr(codeaction_tools, "__all__", ()):
     setattr(builtins, _name, getattr(codeaction_tools, _name))
-_path = _go["program"]
-sys.argv = [_path]
 _main = types.ModuleType("__main__")
-_main.__file__ = _path
 _main.__builtins__ = builtins
 sys.modules["__main__"] = _main
 _ours = (os.path.join(_go["lib"], "codeaction_tools.py"), "<string>")
-try:
-    with open(_path, "rb") as _file:
-        _code = compile(_file.read(), _path, "exec")
-    exec(_code, _main.__dict__)
-except SystemExit:
-    raise
-except BaseException as _error:
-    _frames = []
-    _frame = _error.__traceback__
-    while _frame is not None:
-        if _frame.tb_frame.f_code.co_filename not in _ours:
-            _frames.append(_frame)
-        _frame = _frame.tb_next
-    _kept = None
-    for _frame in reversed(_frames):
-        _kept = types.TracebackType(_kept, _frame.tb_frame, _frame.tb_lasti, _frame.tb_lineno)
-    _error = _error.with_traceback(_kept)
-    sys.excepthook(type(_error), _error, _kept)
-    sys.exit(1)
+
+
+def _report(error):
+    """Prints an uncaught exception without the bootstrap's and codeaction_tools' frames."""
+    frames = []
+    frame = error.__traceback__
+    while frame is not None:
+        if frame.tb_frame.f_code.co_filename not in _ours:
+            frames.append(frame)
+        frame = frame.tb_next
+    kept = None
+    for frame in reversed(frames):
+        kept = types.TracebackType(kept, frame.tb_frame, frame.tb_lasti, frame.tb_lineno)
+    error = error.with_traceback(kept)
+    sys.excepthook(type(error), error, kept)
+
+
+def _exit_status(code):
+    """What sys.exit(code) makes the exit status, printing a message code as Python does."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _run(path):
+    """Runs the program file in __main__; its exit status (an uncaught exception's is 1)."""
+    sys.argv = [path]
+    _main.__file__ = path
+    try:
+        with open(path, "rb") as file:
+            code = compile(file.read(), path, "exec")
+        exec(code, _main.__dict__)
+    except SystemExit as exit:
+        if not _keep:
+            raise
+        return _exit_status(exit.code)
+    except BaseException as error:
+        _report(error)
+        return 1
+    return 0
+
+
+_SUMMARY_NAMES = 60
+_SUMMARY_LINE = 200
+_SUMMARY_TOTAL = 6000
+
+
+def _short(text, size):
+    return text if len(text) <= size else text[: size - 3] + "..."
+
+
+def _describe(value):
+    """One line about a value: its type, and for tables, arrays and collections their size."""
+    kind = type(value)
+    name = kind.__qualname__
+    if isinstance(value, types.ModuleType):
+        return "module " + value.__name__
+    if isinstance(value, (types.FunctionType, type)):
+        code = getattr(value, "__code__", None)
+        args = ", ".join(code.co_varnames[: code.co_argcount]) if code else ""
+        return ("class " if isinstance(value, type) else "function ") + f"{value.__name__}({args})"
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple):
+        columns = getattr(value, "columns", None)
+        text = f"{name} shape {shape}"
+        if columns is not None:
+            text += " columns " + _short(", ".join(str(column) for column in list(columns)[:30]), 150)
+        dtype = getattr(value, "dtype", None)
+        return text + (f" dtype {dtype}" if dtype is not None else "")
+    if isinstance(value, (str, bytes)):
+        return f"{name} len {len(value)}: {_short(repr(value), 80)}"
+    if isinstance(value, (dict, list, tuple, set, frozenset)):
+        text = f"{name} len {len(value)}"
+        if isinstance(value, dict) and value:
+            text += " keys " + _short(", ".join(repr(key) for key in list(value)[:10]), 120)
+        return text
+    if value is None or isinstance(value, (bool, int, float, complex)):
+        return f"{name} {_short(repr(value), 80)}"
+    return name
+
+
+def _summary():
+    """What __main__ holds, one bounded line a name (names starting with _ aside)."""
+    names = [name for name in list(_main.__dict__) if not name.startswith("_")]
+    lines = []
+    size = 0
+    for name in names[:_SUMMARY_NAMES]:
+        try:
+            line = _short(f"{name}: {_describe(_main.__dict__[name])}", _SUMMARY_LINE)
+        except Exception:
+            line = f"{name}: (could not be described)"
+        size += len(line) + 1
+        if size > _SUMMARY_TOTAL:
+            break
+        lines.append(line)
+    if len(lines) < len(names):
+        lines.append(f"... and {len(names) - len(lines)} more names")
+    return "\n".join(lines)
+
+
+while True:
+    _status = _run(_go["program"])
+    if not _keep:
+        sys.exit(_status)
+    for _stream in (sys.stdout, sys.stderr):
+        try:
+            _stream.flush()
+        except Exception:
+            pass
+    try:
+        _text = _summary()
+    except BaseException:
+        _text = ""
+    _end = json.dumps({"status": _status, "summary": _text}).encode() + b"\n"
+    try:
+        while _end:
+            _end = _end[os.write(_steps, _end) :]
+    except OSError:
+        os._exit(_status)
+    _go = _read_go(_control)
+    if _go is None:
+        os._exit(0)

@@ -28,6 +28,13 @@ export type RelayExit = {
    * skips reading the folder (the program can only hide its own files that way).
    */
   outputEntries?: number;
+  /**
+   * A program run as a step (BridgeOptions.keep): its interpreter lives on, waiting for the next
+   * step's program on the same relay.
+   */
+  living?: boolean;
+  /** A living interpreter's summary of what its `__main__` holds (from the program's process: hostile, bounded). */
+  summary?: string;
 };
 
 export type BridgeOptions = {
@@ -58,6 +65,12 @@ export type BridgeOptions = {
   workDirectory?: string;
   /** After the program ends, also kill every other process of its uid (never as uid 0). Default true. */
   killStragglers?: boolean;
+  /**
+   * Run the program as a step: its interpreter outlives it (the relay reports a `living` exit and
+   * waits for the next step's start on the same process). The first step's value decides for the
+   * relay's life; a run that ends otherwise (timeout, abort, a failure) ends the relay as always.
+   */
+  keep?: boolean;
   /** How long to wait for the relay's exit report after a kill; default 2000 ms. */
   killGraceMs?: number;
   /** How long the exec and the relay may take to start the program; default 30 s (not program time). */

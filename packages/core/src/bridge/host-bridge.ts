@@ -66,6 +66,12 @@ class BridgeRun {
     this.#aborted = true;
     this.#killAndWait();
   };
+  // The listeners on the relay's streams: removed when a step ends (the next step adds its own).
+  #onData = (chunk: Buffer | string) => this.#receive(chunk);
+  #onEnd = () => void this.#onStreamEnd();
+  #onError = (error: Error) => this.#fail(`the relay's output stream failed: ${error.message}`);
+  #onStderr = (chunk: Buffer | string) => this.#relayStderr.add(chunk);
+  #onStdinError = (error: Error) => this.#logger?.debug({ error: error.message }, "relay stdin error");
 
   constructor(options: BridgeOptions) {
     this.#options = options;
@@ -104,17 +110,15 @@ class BridgeRun {
     return new Promise<BridgeOutcome>((resolve) => {
       this.#resolve = resolve;
       this.#startedAt = performance.now();
-      process.stdout.on("data", (chunk: Buffer | string) => this.#onData(chunk));
-      process.stdout.on("end", () => void this.#onStreamEnd());
-      process.stdout.on("close", () => void this.#onStreamEnd());
-      process.stdout.on("error", (error: Error) =>
-        this.#fail(`the relay's output stream failed: ${error.message}`),
-      );
-      process.stderr.on("data", (chunk: Buffer | string) => this.#relayStderr.add(chunk));
-      process.stderr.on("error", () => undefined);
-      process.stdin.on("error", (error: Error) =>
-        this.#logger?.debug({ error: error.message }, "relay stdin error"),
-      );
+      process.stdout.on("data", this.#onData);
+      process.stdout.on("end", this.#onEnd);
+      process.stdout.on("close", this.#onEnd);
+      process.stdout.on("error", this.#onError);
+      process.stderr.on("data", this.#onStderr);
+      process.stderr.on("error", ignoreError);
+      process.stdin.on("error", this.#onStdinError);
+      // A kept interpreter's relay waits paused between two steps.
+      process.stdout.resume();
       if (signal?.aborted) {
         this.#aborted = true;
         this.#finish();
@@ -143,12 +147,13 @@ class BridgeRun {
       maxOutputBytes: options.maxOutputBytes ?? bridgeDefaults.maxOutputBytes,
       maxRequestBytes: options.maxRequestBytes ?? bridgeDefaults.maxRequestBytes,
       killStragglers: options.killStragglers ?? true,
+      ...(options.keep ? { keep: true } : {}),
     };
   }
 
   // Frames from the relay ----------------------------------------------------------------
 
-  #onData(chunk: Buffer | string): void {
+  #receive(chunk: Buffer | string): void {
     if (this.#finished) return;
     try {
       for (const frame of this.#decoder.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk))) {
@@ -300,6 +305,17 @@ class BridgeRun {
     clearTimeout(this.#startupTimer);
     this.#options.signal?.removeEventListener("abort", this.#onAbort);
     this.#calls.cancelAll();
+    if (this.#exit?.living) this.#leaveForNextStep();
+    else this.#endRelay();
+    if (this.#calls.unrecorded > 0)
+      this.#logger?.debug({ unrecorded: this.#calls.unrecorded }, "calls past the cap not recorded");
+    if (this.#relayStderr.bytes > 0)
+      this.#logger?.debug({ relayStderr: this.#relayStderr.text() }, "relay stderr");
+    this.#resolve?.(this.#outcome());
+  }
+
+  /** The relay's input is ended (it then stops everything) and its output read to the end. */
+  #endRelay(): void {
     const { stdin, stdout } = this.#options.process;
     try {
       stdin.end();
@@ -307,11 +323,27 @@ class BridgeRun {
       // the relay is already gone
     }
     stdout.resume();
-    if (this.#calls.unrecorded > 0)
-      this.#logger?.debug({ unrecorded: this.#calls.unrecorded }, "calls past the cap not recorded");
-    if (this.#relayStderr.bytes > 0)
-      this.#logger?.debug({ relayStderr: this.#relayStderr.text() }, "relay stderr");
-    this.#resolve?.(this.#outcome());
+  }
+
+  /**
+   * A step ended and its interpreter lives: this run's listeners come off the relay's streams,
+   * which wait paused for the next step's run. The relay sends nothing between two steps; bytes
+   * after its step's exit report break the protocol.
+   */
+  #leaveForNextStep(): void {
+    const { stdin, stdout, stderr } = this.#options.process;
+    stdout.off("data", this.#onData);
+    stdout.off("end", this.#onEnd);
+    stdout.off("close", this.#onEnd);
+    stdout.off("error", this.#onError);
+    stderr.off("data", this.#onStderr);
+    stderr.off("error", ignoreError);
+    stdin.off("error", this.#onStdinError);
+    stdout.pause();
+    if (this.#decoder.pendingBytes > 0) {
+      this.#failure = "the relay sent more after a step's end";
+      this.#endRelay();
+    }
   }
 
   #outcome(): BridgeOutcome {
@@ -354,6 +386,8 @@ function frameDecoder(outputLimit: number, requestLimit: number): FrameDecoder {
     [relayFrame.fatal]: small,
   });
 }
+
+function ignoreError(): void {}
 
 /** Bytes written to a stream and not yet flushed (0 for a stream that does not say). */
 function writableLength(stream: NodeJS.WritableStream): number {

@@ -9,10 +9,16 @@ let relay: string | undefined;
 let toolsModule: string | undefined;
 
 /** The relay's modules, in the order they make its one source (relay.py says what each holds). */
-export const relayModules = ["relay.py", "relay_io.py", "relay_channels.py", "relay_loop.py"] as const;
+export const relayModules = [
+  "relay.py",
+  "relay_io.py",
+  "relay_channels.py",
+  "relay_steps.py",
+  "relay_loop.py",
+] as const;
 
 /** A line by which one relay module imports another: dropped when they are joined into one source. */
-const relayImport = /^from (relay|relay_io|relay_channels|relay_loop) import [^()]+$/;
+const relayImport = /^from (relay|relay_io|relay_channels|relay_steps|relay_loop) import [^()]+$/;
 
 /**
  * The relay's source, run as `python3 -I -S -c <source>`: its modules joined, their imports of one

@@ -16,6 +16,7 @@ export function parseExit(value: Record<string, unknown>): RelayExit {
   }
   if (typeof value.killed !== "boolean") throw new Error("the exit report's killed flag is not a boolean");
   const entries = value.outputEntries;
+  const summary = value.summary;
   return {
     exitCode,
     signal,
@@ -25,5 +26,12 @@ export function parseExit(value: Record<string, unknown>): RelayExit {
     ...(typeof entries === "number" && Number.isSafeInteger(entries) && entries >= 0
       ? { outputEntries: entries }
       : {}),
+    ...(value.living === true ? { living: true } : {}),
+    ...(value.living === true && typeof summary === "string"
+      ? { summary: summary.slice(0, maxSummaryCharacters) }
+      : {}),
   };
 }
+
+/** The longest interpreter summary the host keeps (the relay cuts at the same length). */
+export const maxSummaryCharacters = 8000;

@@ -10,8 +10,9 @@ links or blocking, and their size is checked before they are read.
 
 The relay reaches the container as one source: python-sources.ts joins this module (its start and
 constants), relay_io (/proc, request files, the program's output streams), relay_channels (the
-host's frames, the program's doorbells) and relay_loop (the program's processes and the relay's
-loop), in that order, drops their imports of one another (`from relay... import` lines), and puts
+host's frames, the program's doorbells), relay_steps (the bridge folder, the go line, a kept
+interpreter's step ends) and relay_loop (the program's processes and the relay's loop), in that
+order, drops their imports of one another (`from relay... import` lines), and puts
 bootstrap.py in place of the BOOTSTRAP marker. Each module stands alone: it imports what it uses,
 and importing it starts nothing (the start below runs only as the relay's main program), so each is
 linted (pyflakes) and imported on its own by the tests.
@@ -51,9 +52,11 @@ def start_interpreter():
     """Starts the program's interpreter (BOOTSTRAP) in its own session, waiting for the go line.
 
     Its descriptors are 0 (the go pipe, /dev/null once it has the line), 1 and 2 (its stdout and
-    stderr pipes), 3 (the request doorbell) and 4 (the reply doorbell), and nothing else.
+    stderr pipes), 3 (the request doorbell), 4 (the reply doorbell) and 5 (its steps' ends, closed
+    at once unless the program is run as a step), and nothing else.
     """
     go_read, go_write = os.pipe()
+    steps_read, steps_write = os.pipe()
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
     request_read, request_write = os.pipe()
@@ -67,13 +70,13 @@ def start_interpreter():
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             high = [
                 fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
-                for fd in (go_read, out_write, err_write, request_write, reply_read)
+                for fd in (go_read, out_write, err_write, request_write, reply_read, steps_write)
             ]
             for target, fd in enumerate(high):
                 os.dup2(fd, target)
             # Descriptors the relay itself inherited without close-on-exec must not reach the program.
             for name in os.listdir("/proc/self/fd"):
-                if int(name) > 4:
+                if int(name) > 5:
                     try:
                         os.close(int(name))
                     except OSError:
@@ -81,9 +84,17 @@ def start_interpreter():
             os.execve(sys.executable, argv, program_environment())
         finally:
             os._exit(127)
-    for fd in (go_read, out_write, err_write, request_write, reply_read):
+    for fd in (go_read, out_write, err_write, request_write, reply_read, steps_write):
         os.close(fd)
-    return {"pid": pid, "go": go_write, "out": out_read, "err": err_read, "request": request_read, "reply": reply_write}
+    return {
+        "pid": pid,
+        "go": go_write,
+        "out": out_read,
+        "err": err_read,
+        "request": request_read,
+        "reply": reply_write,
+        "steps": steps_read,
+    }
 
 
 # What -I does but ignoring every PYTHON* variable: -s (no user site) and -P (no script folder on
@@ -121,3 +132,7 @@ MAX_OUTSTANDING = 16
 DRAIN_SECONDS = 2.0
 REQUEST_FD = 3
 REPLY_FD = 4
+# A kept interpreter's step end (one JSON line on its fd 5: the exit status and what __main__
+# holds): the longest line read, and the longest summary passed on to the host.
+MAX_STEP_LINE_BYTES = 64 * 1024
+MAX_SUMMARY_CHARACTERS = 8000

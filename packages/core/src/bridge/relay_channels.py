@@ -119,6 +119,13 @@ class ReplyBell:
                 self.selector.unregister(self.fd)
             self.waiting = waiting
 
+    def clear(self):
+        """Between two steps: rings not yet taken are dropped (their calls were cancelled)."""
+        self.buffer.clear()
+        if self.waiting:
+            self.selector.unregister(self.fd)
+            self.waiting = False
+
     def close(self):
         if self.fd is not None:
             if self.waiting:
@@ -148,11 +155,21 @@ class RequestDoorbell:
         self.max_request_bytes = 0
 
     def open(self, fd, requests_fd, max_request_bytes):
+        """Opens the doorbell for a program (again for each step of a kept interpreter)."""
         self.fd = fd
         self.requests_fd = requests_fd
         self.max_request_bytes = max_request_bytes
         self.accepting = True
+        self.requests = 0
+        self.paused = False
         self.selector.register(fd, selectors.EVENT_READ, "doorbell")
+
+    def suspend(self):
+        """Between two steps: not read, and nothing outstanding (the host cancelled those calls)."""
+        self.pause()
+        self.outstanding.clear()
+        self.buffer.clear()
+        self.skipping = False
 
     def read(self):
         try:

@@ -1,18 +1,17 @@
 """Part of the bridge relay (relay.py says how the modules are joined): the program's processes, the
 start, and the relay's loop."""
 
-import itertools
 import json
 import os
 import selectors
 import signal
-import stat
 import sys
 import time
 
-from relay import CHUNK_BYTES, DRAIN_SECONDS, REPLY_FD, REQUEST_FD, WAITING_INTERPRETER, start_interpreter
+from relay import CHUNK_BYTES, DRAIN_SECONDS, WAITING_INTERPRETER, start_interpreter
 from relay_channels import FrameTooLarge, HostChannel, ReplyBell, RequestDoorbell
 from relay_io import Stream, kill_leftover_processes, list_pids, process_start_time, write_file
+from relay_steps import StepEnds, count_output_entries, prepare_bridge, send_go, send_next_program
 
 
 class ProgramProcesses:
@@ -49,13 +48,19 @@ class ProgramProcesses:
             pid = self.waiting["pid"]
         if pid == 0:
             return True
-        for key in ("go", "out", "err", "request", "reply"):
+        for key in ("go", "out", "err", "request", "reply", "steps"):
             os.close(self.waiting[key])
         self.waiting = None
         return False
 
     def protect_others(self, pid):
         self.protected = {(other, process_start_time(other)) for other in list_pids() if other != pid}
+
+    def kill_others(self):
+        """A step ended: whatever the program started is killed, its interpreter is kept."""
+        if self.kill_stragglers:
+            kept = self.protected | {(self.child_pid, process_start_time(self.child_pid))}
+            kill_leftover_processes(kept)
 
     def kill_everything(self):
         if self.waiting is not None:
@@ -92,66 +97,6 @@ class ProgramProcesses:
         return exit_code, signal_number
 
 
-def prepare_bridge(bridge, module, program):
-    """Makes the bridge folder (requests, responses, lib with the tools module, program.py) and
-    returns the requests and responses folders, opened."""
-    os.makedirs(bridge, mode=0o700, exist_ok=True)
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-    bridge_fd = os.open(bridge, flags)
-    for name in ("requests", "responses", "lib"):
-        os.mkdir(name, mode=0o700, dir_fd=bridge_fd)
-    requests_fd = os.open("requests", flags, dir_fd=bridge_fd)
-    responses_fd = os.open("responses", flags, dir_fd=bridge_fd)
-    lib_fd = os.open("lib", flags, dir_fd=bridge_fd)
-    write_file(lib_fd, "codeaction_tools.py", module.encode())
-    write_file(bridge_fd, "program.py", program.encode())
-    os.close(lib_fd)
-    os.close(bridge_fd)
-    return requests_fd, responses_fd
-
-
-def send_go(go_fd, bridge, workdir):
-    """Tells the waiting interpreter what to run, and where (its go line), and closes its go pipe."""
-    go = {
-        "lib": os.path.join(bridge, "lib"),
-        "program": os.path.join(bridge, "program.py"),
-        "workDirectory": workdir,
-        "environment": {
-            # The PYTHON* variables the interpreter was started without (see ISOLATION): the program
-            # sees them, as under -I, and they change nothing in its own interpreter.
-            **{key: value for key, value in os.environ.items() if key.startswith("PYTHON")},
-            "CODEACTION_BRIDGE_DIR": bridge,
-            "CODEACTION_REQUEST_FD": str(REQUEST_FD),
-            "CODEACTION_REPLY_FD": str(REPLY_FD),
-        },
-    }
-    try:
-        view = memoryview(json.dumps(go).encode() + b"\n")
-        while view:
-            view = view[os.write(go_fd, view) :]
-    except OSError:
-        pass  # the interpreter is gone: its exit is reported like any program's
-    os.close(go_fd)
-
-
-def count_output_entries(output_directory):
-    """Entries in the output folder (at most 2; 0 when it is absent), or None when it is not a plain folder.
-
-    Only a hint: at 0 the host skips reading the folder; otherwise it reads it as hostile, as always.
-    """
-    if output_directory is None:
-        return None
-    try:
-        if not stat.S_ISDIR(os.lstat(output_directory).st_mode):
-            return None
-        with os.scandir(output_directory) as entries:
-            return sum(1 for _ in itertools.islice(entries, 2))
-    except FileNotFoundError:
-        return 0
-    except OSError:
-        return None
-
-
 class Relay:
     def __init__(self):
         self.selector = selectors.DefaultSelector()
@@ -163,9 +108,19 @@ class Relay:
         self.streams = {}
         # Every read of the program's output lands here (Stream.take).
         self.read_buffer = bytearray(CHUNK_BYTES)
-        # Set by start(): the program's output folder and the bridge's responses folder.
+        # Set by start(): the program's output folder, the bridge's folders, the interpreter's pipes.
         self.output_directory = None
         self.responses_fd = None
+        self.requests_fd = None
+        self.pipes = None
+        # A kept interpreter (the start frame's "keep"): the step running (from 1), whether the relay
+        # waits between two steps, the steps' ends, and the bridge folder for the next programs.
+        self.keep = False
+        self.step = 0
+        self.between_steps = False
+        self.step_ends = None
+        self.bridge = None
+        self.bridge_fd = None
 
     # Frames from the host -----------------------------------------------------------------
 
@@ -186,6 +141,8 @@ class Relay:
     def on_host_frame(self, kind, payload):
         if kind == b"S" and not self.started:
             self.start(json.loads(payload))
+        elif kind == b"S" and self.between_steps:
+            self.next_step(json.loads(payload))
         elif kind == b"A":
             newline = payload.index(b"\n")
             header = json.loads(payload[:newline])
@@ -223,34 +180,96 @@ class Relay:
         self.started = True
         processes = self.processes
         processes.kill_stragglers = bool(options.get("killStragglers")) and os.getuid() != 0
-        limit = int(options["maxOutputBytes"])
+        self.keep = bool(options.get("keep"))
         bridge = options["bridgeDirectory"]
         workdir = options["workDirectory"]
         self.output_directory = os.path.join(workdir, "out")
-        requests_fd, self.responses_fd = prepare_bridge(bridge, options["module"], options["program"])
+        bridge_fd, self.requests_fd, self.responses_fd = prepare_bridge(bridge, options["module"], options["program"])
 
         waiting = processes.take_interpreter()
-        pid = waiting["pid"]
-        out_read, err_read = waiting["out"], waiting["err"]
+        self.pipes = waiting
         self.bell.fd = waiting["reply"]
-        processes.protect_others(pid)
-        send_go(waiting["go"], bridge, workdir)
+        processes.protect_others(waiting["pid"])
+        send_go(waiting["go"], bridge, workdir, self.keep)
+        processes.child_pid = waiting["pid"]
+        if self.keep:
+            self.bridge, self.bridge_fd = bridge, bridge_fd
+            self.step_ends = StepEnds(waiting["steps"])
+            self.selector.register(waiting["steps"], selectors.EVENT_READ, "steps")
+            for fd in (waiting["out"], waiting["err"]):
+                os.set_blocking(fd, False)
+        else:
+            os.close(bridge_fd)
+            os.close(waiting["steps"])
+        self.step = 1
+        self.open_step(options)
 
-        processes.child_pid = pid
+    def open_step(self, options):
+        """The step's streams and doorbell open (each step counts its own output and requests)."""
+        limit = int(options["maxOutputBytes"])
+        out_read, err_read = self.pipes["out"], self.pipes["err"]
         self.streams = {
             out_read: Stream(b"O", "stdout", out_read, limit),
             err_read: Stream(b"E", "stderr", err_read, limit),
         }
         for fd in self.streams:
             self.selector.register(fd, selectors.EVENT_READ, "stream")
-        self.doorbell.open(waiting["request"], requests_fd, int(options["maxRequestBytes"]))
-        self.host.send_json(b"R", {"pid": pid})
+        self.doorbell.open(self.pipes["request"], self.requests_fd, int(options["maxRequestBytes"]))
+        self.host.send_json(b"R", {"pid": self.processes.child_pid, "step": self.step})
+
+    def next_step(self, options):
+        """The kept interpreter's next program (a start frame between two steps)."""
+        self.between_steps = False
+        self.step += 1
+        if not send_next_program(self.pipes["go"], self.bridge_fd, self.bridge, self.step, options["program"]):
+            self.fatal("the interpreter did not take its earlier programs: it is not waiting for the next one")
+        self.open_step(options)
+
+    def end_step(self, status, summary):
+        """The kept interpreter's program ended: its output and exit reported, the interpreter kept."""
+        self.doorbell.accepting = False
+        self.doorbell.suspend()
+        self.bell.clear()
+        self.processes.kill_others()
+        for stream in self.streams.values():
+            while stream.open and self.read_stream(stream):
+                pass
+            self.flush_tail(stream)
+        out, err = self.streams.values()
+        self.host.send_json(
+            b"X",
+            {
+                "exitCode": status,
+                "signal": None,
+                "killed": False,
+                "stdoutBytes": out.total,
+                "stderrBytes": err.total,
+                "requests": self.doorbell.requests,
+                "notices": self.host.notices,
+                "outputEntries": count_output_entries(self.output_directory),
+                "living": True,
+                "summary": summary,
+            },
+        )
+        for stream in self.streams.values():
+            if stream.open:
+                self.selector.unregister(stream.fd)
+        self.between_steps = True
+
+    def read_step_end(self):
+        ended = self.step_ends.read()
+        if self.step_ends.closed:
+            self.selector.unregister(self.step_ends.fd)
+        elif ended is not None and not self.between_steps:
+            self.end_step(*ended)
 
     # The program's output ----------------------------------------------------------------
 
     def read_stream(self, stream):
         try:
             count = os.readv(stream.fd, [self.read_buffer])
+        except BlockingIOError:
+            return False
         except OSError:
             count = 0
         if not count:
@@ -275,6 +294,10 @@ class Relay:
     # Ending -------------------------------------------------------------------------------
 
     def finish(self):
+        if self.between_steps:
+            # The kept interpreter ended between two steps: nothing runs, nothing to report; the
+            # host sees the relay's end.
+            sys.exit(0)
         self.doorbell.accepting = False
         self.processes.kill_everything()
         self.doorbell.close()
@@ -343,6 +366,8 @@ class Relay:
         elif what == "doorbell":
             if self.doorbell.fd is not None:
                 self.doorbell.read()
+        elif what == "steps":
+            self.read_step_end()
         elif what == "bell":
             self.bell.flush()
         elif what == "wake":

@@ -1,6 +1,5 @@
 import type { SandboxSession } from "@codeaction/sandbox";
 import type { Logger } from "pino";
-import type { RelayProcess } from "../bridge/host-bridge.ts";
 import type { CallGate } from "../durable/call-gate.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import type { ToolCallTracker } from "../tracing/tool-runs.ts";
@@ -22,20 +21,18 @@ export function programRunOptions(
   context: TurnContext,
   run: {
     session: SandboxSession;
-    relay: RelayProcess | Error | undefined;
     program: string;
     gate: CallGate;
     tracker: ToolCallTracker;
     step: { attempt: number; sample?: number | undefined; escalated?: boolean | undefined };
     logger: Logger | undefined;
   },
-): RunProgramOptions & { relay?: RelayProcess | Error } {
+): RunProgramOptions {
   const { options, runId, emit, signal } = context;
   const { settings } = options;
   const { step, tracker } = run;
   return {
     session: run.session,
-    ...(run.relay ? { relay: run.relay } : {}),
     program: run.program,
     stubsSource: context.stubsSource,
     preimport: settings.preimport,

@@ -5,6 +5,7 @@ import type { CallGate } from "../durable/call-gate.ts";
 import { openCallGate } from "../durable/interrupt.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
+import type { StepSpace } from "../steps/step-space.ts";
 import { ModelCallEvents } from "../tracing/model-events.ts";
 import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
@@ -20,22 +21,29 @@ import { readReplyProgram } from "./extract-program.ts";
 import { askWithSearches } from "./function-lookup.ts";
 import type { CollectedFiles } from "./output-files.ts";
 import { spawnRelay } from "./relay-process.ts";
-import { outputBytesOf, type ProgramRun, runProgram } from "./run-program.ts";
-import { noFiles, type SampleOptions, type TurnContext } from "./turn-context.ts";
+import { outputBytesOf, type ProgramRun, type RunProgramOptions, runProgram } from "./run-program.ts";
+import { noFiles, type SampleOptions, type TurnContext, trackCleanup } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
 
 /** An attempt, with its run and the files it saved when a container ran, or why the reply was refused before one. */
 export type AttemptOutcome = { attempt: Attempt; run?: ProgramRun; files?: CollectedFiles; refusal?: string };
 
 export type AttemptOptions = SampleOptions & {
+  /** With steps or a thread: the one interpreter every attempt of the sample runs in. */
+  space?: StepSpace | undefined;
   attemptNumber: number;
+  /** With steps: the step this attempt's program belongs to. */
+  step?: number;
   modelMessages: BaseMessage[];
   attemptsSoFar: Attempt[];
   logger?: Logger;
 };
 
 /** The fields every attempt record starts with: who wrote which program, and what it cost. */
-type AttemptBase = Pick<Attempt, "attempt" | "sample" | "escalated" | "program" | "modelReply" | "usage">;
+type AttemptBase = Pick<
+  Attempt,
+  "attempt" | "sample" | "escalated" | "step" | "program" | "modelReply" | "usage"
+>;
 
 /**
  * One attempt as a child chain run of the turn ("attempt 2", tagged "repair" or "escalation"):
@@ -80,27 +88,18 @@ async function runAttemptSteps(
 ): Promise<AttemptOutcome> {
   const { attemptNumber, sample, escalated, logger } = attemptOptions;
   const attemptStarted = performance.now();
-  // A resumed attempt runs the program it was interrupted in: no model call.
-  const given = attemptOptions.resume?.reply;
-  const { reply, usage } =
-    given === undefined
-      ? await askWithSearches({
-          plan: context.discovery,
-          messages: attemptOptions.modelMessages,
-          ask: () => askModel(context, attemptOptions, callbacks),
-          onSearch: (queries) =>
-            logger?.debug({ attempt: attemptNumber, queries }, "code-action function search"),
-        })
-      : { reply: new AIMessage(given), usage: undefined };
+  const { reply, usage } = await replyFor(context, attemptOptions, callbacks);
   const modelMs = Math.round(performance.now() - attemptStarted);
   const replyText = textOf(reply.content);
   const read = readReplyProgram(replyText);
   const program = read.ok ? read.program : "";
+  const step = attemptOptions.step;
   context.emit({
     type: "program-start",
     runId: context.runId,
     attempt: attemptNumber,
     ...(sample ? { sample } : {}),
+    ...(step === undefined ? {} : { step }),
     program,
   });
   logger?.debug({ attempt: attemptNumber, program }, `code-action program:\n${program}`);
@@ -108,6 +107,7 @@ async function runAttemptSteps(
     attempt: attemptNumber,
     ...(sample ? { sample } : {}),
     ...(escalated ? { escalated } : {}),
+    ...(step === undefined ? {} : { step }),
     program,
     modelReply: replyText,
     usage,
@@ -127,8 +127,32 @@ async function runAttemptSteps(
     runMs: Math.round(run.runMs),
     totalMs: Math.round(performance.now() - attemptStarted),
   };
-  const attempt = { ...ranAttempt(context, base, run, timings), callLog: gate.log.entries() };
+  const attempt = {
+    ...ranAttempt(context, base, run, timings),
+    ...(run.living && run.summary !== undefined ? { interpreterSummary: run.summary } : {}),
+    callLog: gate.log.entries(),
+  };
   return { attempt, run, files };
+}
+
+/** The model's reply (after its function searches); a resumed attempt's is given: no model call. */
+function replyFor(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  callbacks: CallbackManager | undefined,
+): Promise<{ reply: BaseMessage; usage: Attempt["usage"] }> {
+  const given = attemptOptions.resume?.reply;
+  if (given !== undefined) return Promise.resolve({ reply: new AIMessage(given), usage: undefined });
+  return askWithSearches({
+    plan: context.discovery,
+    messages: attemptOptions.modelMessages,
+    ask: () => askModel(context, attemptOptions, callbacks),
+    onSearch: (queries) =>
+      attemptOptions.logger?.debug(
+        { attempt: attemptOptions.attemptNumber, queries },
+        "code-action function search",
+      ),
+  });
 }
 
 /** The model's reply; a failed call is a ModelCallError naming the attempts so far. */
@@ -175,8 +199,9 @@ function withRun(error: CodeActionError, context: TurnContext): CodeActionError 
 }
 
 /**
- * The program in a fresh container: its data files placed first, its tool calls traced, its saved
- * files read back after a successful run. The container's removal is left in flight.
+ * The program in a fresh container (or, with steps, in the sample's live interpreter): its data
+ * files placed first, its tool calls traced, its saved files read back after a successful run. A
+ * fresh container's removal is left in flight; the space's interpreter stays for the next step.
  */
 async function runInContainer(
   context: TurnContext,
@@ -186,10 +211,11 @@ async function runInContainer(
 ): Promise<{ run: ProgramRun; files: CollectedFiles; containerStartMs: number; gate: CallGate }> {
   const { options } = context;
   const { settings } = options;
-  const { attemptNumber, sample, logger } = attemptOptions;
+  const { attemptNumber, sample, logger, space } = attemptOptions;
   const { program } = base;
   const containerStarted = performance.now();
-  const session = await createSessionFor(context, attemptOptions);
+  const interpreter = await space?.ready(context, attemptOptions);
+  const session = interpreter?.session ?? (await createSessionFor(context, attemptOptions));
   const containerStartMs = Math.round(performance.now() - containerStarted);
   const step = { attempt: attemptNumber, sample, escalated: attemptOptions.escalated };
   const { observed, tracker } = observeProgram(
@@ -212,15 +238,12 @@ async function runInContainer(
     },
     tracker.tools,
   );
-  // With data files, the relay starts while they stream in (it waits for the program).
-  const relay = options.dataFiles?.length
-    ? spawnRelay(session, settings.preimport, logger ? { logger } : {})
-    : undefined;
   try {
-    if (options.dataFiles?.length) await placeDataFilesFor(context, session, attemptOptions);
-    const run = await runProgram(
-      programRunOptions(context, { session, relay, program, gate, tracker, step, logger }),
-    );
+    const runOptions = programRunOptions(context, { session, program, gate, tracker, step, logger });
+    const run = interpreter
+      ? await interpreter.run({ ...runOptions, maxToolCalls: space!.callsLeft(settings.maxToolCalls) })
+      : await runInFreshContainer(context, attemptOptions, { ...runOptions, session });
+    space?.record(program, run, gate.log.entries());
     // Files come back only from a run that printed its answer, before its container goes. When the
     // relay saw /workspace/out empty, reading it (one exec) is skipped.
     const files =
@@ -233,8 +256,23 @@ async function runInContainer(
     observed.fail(error);
     throw error;
   } finally {
-    releaseContainer(context, session, tracker.settled(), logger);
+    if (interpreter) trackCleanup(context, tracker.settled());
+    else releaseContainer(context, session, tracker.settled(), logger);
   }
+}
+
+/** A program in a fresh container; with data files, the relay starts while they stream in (it waits for the program). */
+async function runInFreshContainer(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  runOptions: RunProgramOptions,
+): Promise<ProgramRun> {
+  const { session } = runOptions;
+  const { logger } = attemptOptions;
+  if (!context.options.dataFiles?.length) return runProgram(runOptions);
+  const relay = spawnRelay(session, context.options.settings.preimport, logger ? { logger } : {});
+  await placeDataFilesFor(context, session, attemptOptions);
+  return runProgram({ ...runOptions, relay });
 }
 
 /** The record of a program that ran; a RESULT that fails the response format makes it "invalid-result". */

@@ -23,6 +23,10 @@ export type CodeActionPromptOptions = {
   networkRule?: string;
   /** With `responseFormat`: the JSON Schema the RESULT must match, as text. */
   resultSchema?: string;
+  /** With steps or threads: how programs share one interpreter (steps/steps-prompt.ts). */
+  stepsSection?: string;
+  /** With a thread: what its interpreter holds already, before the question. */
+  interpreterNote?: string;
 };
 
 /** The prompt's network rule for a sandbox's `network` setting: none, everything, or the listed hosts. */
@@ -64,6 +68,7 @@ export function buildCodeActionPrompt(options: CodeActionPromptOptions): { syste
     "5. Use decimal.Decimal for money and other exact decimal arithmetic, and round only at the end.",
     "6. A function may raise ToolError (the tool failed) or ToolDenied (the call was not approved);",
     "   let them propagate unless the question says how to handle them.",
+    ...(options.stepsSection ? ["", options.stepsSection] : []),
     "",
     `The sandbox: ${options.sandboxDescription}. /workspace is writable scratch space; everything else is read-only.`,
     "Files the user should get (charts, tables, reports) go in /workspace/out/ (create it); they come back with the answer.",
@@ -103,6 +108,7 @@ function userMessage(options: CodeActionPromptOptions): string {
     .map((turn) => `${turn.role === "user" ? "User" : "Assistant"}: ${turn.content.trim()}`);
   return [
     ...(history.length > 0 ? ["The conversation so far:", ...history, ""] : []),
+    ...(options.interpreterNote ? [options.interpreterNote, ""] : []),
     "Question:",
     options.question.trim(),
     "",

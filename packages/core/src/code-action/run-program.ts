@@ -24,6 +24,7 @@ export type RunProgramOptions = Pick<
   | "onEvent"
   | "onOutput"
   | "signal"
+  | "keep"
 > & {
   /** A fresh, started container (one per run). */
   session: SandboxSession;
@@ -54,6 +55,10 @@ export type ProgramRun = {
   infrastructureError?: string;
   /** The relay's count of entries in /workspace/out after the program (see RelayExit.outputEntries). */
   outputEntries?: number;
+  /** Run as a step (`keep`), the program ended and its interpreter lives on for the next one. */
+  living?: boolean;
+  /** A living interpreter's summary of what its `__main__` holds (bounded; from the program's process). */
+  summary?: string;
 } & OutputBytes;
 
 /** The exact-bytes fields of a run, only those present. */
@@ -116,6 +121,7 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     ...(options.bridgeDirectory ? { bridgeDirectory: options.bridgeDirectory } : {}),
     ...(options.workDirectory ? { workDirectory: options.workDirectory } : {}),
     ...(options.killStragglers === undefined ? {} : { killStragglers: options.killStragglers }),
+    ...(options.keep ? { keep: true } : {}),
   });
   // The last RESULT line decides; when the cap cut it away, an earlier one is not the answer.
   const result = outcome.resultLost ? undefined : findResult(outcome.stdout);
@@ -136,6 +142,8 @@ export async function runProgramOver(options: RunProgramOverOptions): Promise<Pr
     runMs: outcome.runMs,
     ...(infrastructureError === undefined ? {} : { infrastructureError }),
     ...(outcome.exit?.outputEntries === undefined ? {} : { outputEntries: outcome.exit.outputEntries }),
+    ...(outcome.exit?.living && outcome.failure === undefined ? { living: true } : {}),
+    ...(outcome.exit?.summary === undefined ? {} : { summary: outcome.exit.summary }),
   };
 }
 

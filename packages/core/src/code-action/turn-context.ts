@@ -27,6 +27,10 @@ export type CodeActionSettings = {
   maxResultBytes?: number;
   /** Independent programs per question; 2 or more turn on the agreement check. */
   samples: number;
+  /** Programs one question may take as steps in one interpreter (default 1: one program answers). */
+  maxSteps?: number;
+  /** "run" (default): a fresh interpreter per run; "thread": one per thread_id, kept between runs. */
+  state?: "run" | "thread";
   /** Decimal places numbers are compared at in the agreement check. */
   decimals: number;
   /** A stronger model that writes one more program on disagreement or when every attempt failed. */
@@ -80,7 +84,10 @@ export type TurnContext = {
   options: CodeActionTurnOptions;
   messages: BaseMessage[];
   runId: string;
+  /** The tools module's stubs, `random` seeded with `seed` (determinism.ts). */
   stubsSource: string;
+  /** The same stubs unseeded: a re-executed history seeds them with its own seed. */
+  rawStubsSource: string;
   /** SHA-256 of the stubs module (without the seed): a resumed state's tools must have the same. */
   stubsDigest: string;
   /** The seed of the program's `random` module (the run id; a resumed run keeps its own). */

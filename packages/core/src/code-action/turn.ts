@@ -6,6 +6,9 @@ import { checkResumable, resumeTurn } from "../durable/resume-turn.ts";
 import type { ResumeDecision, RunState } from "../durable/run-state.ts";
 import { consumeState, processUsedStates } from "../durable/used-states.ts";
 import { AbortError } from "../errors/abort-error.ts";
+import { StepSpace } from "../steps/step-space.ts";
+import { interpreterNote, stepsRules } from "../steps/steps-prompt.ts";
+import { leaseThread, type ThreadRegistry } from "../steps/thread-registry.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import { RunObserver } from "../tracing/run-observer.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
@@ -44,7 +47,10 @@ export type CodeActionTurn = {
  * stage: the turn then removes its containers, waits for its tool calls, and throws an AbortError.
  * An approval hook's "interrupt" ends it the same way, with an interrupted result instead.
  */
-export function createCodeActionTurn(options: CodeActionTurnOptions): CodeActionTurn {
+export function createCodeActionTurn(
+  options: CodeActionTurnOptions,
+  threads?: ThreadRegistry,
+): CodeActionTurn {
   const stubsSource = renderStubsModule(options.tools);
   const stubsDigest = sha256Hex(stubsSource);
   const stubs = buildStubs(options.tools);
@@ -60,13 +66,15 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
     runId,
     seed,
     stubsSource: seededStubs(stubsSource, seed),
+    rawStubsSource: stubsSource,
     stubsDigest,
     stubSignatures,
     ...(discovery ? { discovery } : {}),
   });
 
   return {
-    stream: (messages, runId, run = {}) => driveTurn(turn(messages, runId, runId), run, runTurn),
+    stream: (messages, runId, run = {}) =>
+      driveTurn(turn(messages, runId, runId), run, (context) => runTurn(context, run, threads)),
     resume(state, decision, run = {}) {
       checkResumable(state, { stubsDigest, toolNames: options.tools.map((tool) => tool.name) });
       const messages = fromStateMessages(state.messages);
@@ -81,7 +89,15 @@ export function createCodeActionTurn(options: CodeActionTurnOptions): CodeAction
 
 type TurnBasis = Pick<
   TurnContext,
-  "options" | "messages" | "runId" | "seed" | "stubsSource" | "stubsDigest" | "stubSignatures" | "discovery"
+  | "options"
+  | "messages"
+  | "runId"
+  | "seed"
+  | "stubsSource"
+  | "rawStubsSource"
+  | "stubsDigest"
+  | "stubSignatures"
+  | "discovery"
 >;
 
 /** Runs `work` as a turn: its events as they come, then its result; cancelled, stopped or interrupted cleanly. */
@@ -135,12 +151,35 @@ async function* driveTurn(
   }
 }
 
+/** The run's interpreter space (steps or a thread), then its samples with the prompt. */
+async function runTurn(
+  context: TurnContext,
+  run: TurnRunOptions,
+  threads: ThreadRegistry | undefined,
+): Promise<TurnOutcome> {
+  const { settings } = context.options;
+  const stepsOn = (settings.maxSteps ?? 1) > 1 || settings.state === "thread";
+  if (!stepsOn) return runSamples(context, undefined);
+  const lease = settings.state === "thread" ? await leaseThread(threads, run.threadId, context) : undefined;
+  const space = lease?.space ?? new StepSpace();
+  space.beginRun();
+  try {
+    return await runSamples(context, space);
+  } finally {
+    if (lease) await lease.release(context);
+    else space.release(context);
+  }
+}
+
 /** The prompt, every sample at once, then the agreement between them (or the escalation). */
-async function runTurn(context: TurnContext): Promise<TurnOutcome> {
+async function runSamples(context: TurnContext, space: StepSpace | undefined): Promise<TurnOutcome> {
   const { options } = context;
   const { settings } = options;
   const { conversation, question, extraInstructions } = splitConversation(context.messages);
   const instructions = [options.instructions, ...extraInstructions].filter(Boolean).join("\n\n");
+  const thread = settings.state === "thread";
+  const note = space && thread ? interpreterNote({ summary: space.summary, lost: space.lost }) : undefined;
+  if (space && thread) space.lost = undefined;
   const prompt = buildCodeActionPrompt({
     instructions,
     conversation,
@@ -152,6 +191,8 @@ async function runTurn(context: TurnContext): Promise<TurnOutcome> {
     sandboxDescription: options.sandboxDescription ?? defaultSandboxDescription,
     ...(options.networkRule ? { networkRule: options.networkRule } : {}),
     ...(options.answerShape ? { resultSchema: options.answerShape.schemaText } : {}),
+    ...(space ? { stepsSection: stepsRules({ maxSteps: settings.maxSteps ?? 1, thread }) } : {}),
+    ...(note ? { interpreterNote: note } : {}),
   });
   const system = new SystemMessage(prompt.system);
   const opening = [system, new HumanMessage(prompt.user)];
@@ -162,6 +203,7 @@ async function runTurn(context: TurnContext): Promise<TurnOutcome> {
         model: options.model,
         opening,
         sample: settings.samples > 1 ? sample : undefined,
+        ...(space ? { space } : {}),
       });
       // A stopped turn waits for every sample, not only the one that stopped it: a sample still
       // starting its container hands the container's removal over only when it ends.

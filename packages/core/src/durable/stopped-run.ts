@@ -6,6 +6,8 @@ import type { PendingCall, ResumeDecision, RunState } from "./run-state.ts";
 /** A resumed sample's first attempt: the reply that held its program, and the log its calls are answered from. */
 export type ResumePlan = {
   attempt: number;
+  /** With steps: the step the interrupted attempt belongs to. */
+  step?: number;
   reply: string;
   logged: CallLogEntry[];
   pending: { call: PendingCall; decision: ResumeDecision };

@@ -18,6 +18,8 @@ export type CodeActionErrorCode =
   | "sandbox-run"
   | "sandbox-unavailable"
   | "scripted-replies-exhausted"
+  | "step-limit"
+  | "thread"
   | "tool-calling-unsupported"
   | "tool-input-invalid"
   | "tool-value-unmappable"

@@ -9,6 +9,8 @@ export type TurnRunOptions = {
   callbacks?: CallbackManager;
   /** The run's usage, budget and spans (the agent makes one per run; a turn run alone makes its own). */
   observer?: RunObserver;
+  /** `configurable.thread_id`: the thread whose interpreter a code-action run with state "thread" uses. */
+  threadId?: string;
 };
 
 /** Starts a child chain run (an attempt) named `name`; undefined without callbacks. */

@@ -1,0 +1,158 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import type { DataFile } from "../code-action/data-files.ts";
+import { canonicalJson, hmacHex } from "../durable/canonical-json.ts";
+import { ThreadError } from "../errors/thread-error.ts";
+import { maxThreadRecordBytes, type ThreadStore } from "./file-thread-store.ts";
+import type { HistoryEntry } from "./history.ts";
+import { StepSpace } from "./step-space.ts";
+
+/** A thread's history as stored: signed (HMAC-SHA256 of its canonical JSON) with the agent's resumeSecret. */
+export type ThreadRecord = {
+  format: "codeaction.thread";
+  version: 1;
+  threadId: string;
+  seed: string;
+  summary: string;
+  history: HistoryEntry[];
+  /** The digest of the tool stubs the programs were written against. */
+  toolsDigest: string;
+  /** The data files the programs read, by name and content digest. */
+  dataFiles: Array<{ name: string; sha256: string }>;
+  signature: string;
+};
+
+/** What the thread registry asks of storage: spaces in and out, the signing and checks done here. */
+export type ThreadStoreAccess = {
+  load(threadId: string): Promise<StepSpace | undefined>;
+  save(threadId: string, space: StepSpace): Promise<void>;
+  delete(threadId: string): Promise<void>;
+};
+
+/**
+ * The registry's access to a ThreadStore: every history signed with `secret` when written, and
+ * checked (signature, id, shape) when read, before anything runs: a changed byte is a ThreadError.
+ * A history written against other tools or other data file contents is not re-executed: the
+ * thread starts afresh and the model is told why.
+ */
+export function threadStoreAccess(
+  store: ThreadStore,
+  options: { secret: string | Uint8Array; toolsDigest: string; dataFiles: readonly DataFile[] },
+): ThreadStoreAccess {
+  const digests = new DataDigests();
+  return {
+    async load(threadId) {
+      const text = await store.read(threadId);
+      if (text === undefined) return undefined;
+      const record = verifyRecord(text, threadId, options.secret);
+      const space = new StepSpace();
+      space.seed = record.seed;
+      space.summary = record.summary;
+      const now = await digests.of(options.dataFiles);
+      const changed = record.dataFiles.find(
+        (file) => now.find((other) => other.name === file.name)?.sha256 !== file.sha256,
+      );
+      if (record.toolsDigest !== options.toolsDigest) {
+        space.lost = "the agent's tools changed since its programs ran";
+      } else if (changed || record.dataFiles.length !== now.length) {
+        space.lost = `the data file ${changed?.name ?? "list"} changed since its programs ran`;
+      } else {
+        space.history.push(...record.history);
+      }
+      return space;
+    },
+    async save(threadId, space) {
+      const content: Omit<ThreadRecord, "signature"> = {
+        format: "codeaction.thread",
+        version: 1,
+        threadId,
+        seed: space.seed ?? "",
+        summary: space.summary,
+        history: space.history,
+        toolsDigest: options.toolsDigest,
+        dataFiles: await digests.of(options.dataFiles),
+      };
+      const text = JSON.stringify({ ...content, signature: hmacHex(options.secret, canonicalJson(content)) });
+      if (Buffer.byteLength(text) > maxThreadRecordBytes) {
+        // Too long to keep: stored empty, so the next process says so instead of restoring part.
+        const emptied = { ...content, history: [], summary: "" };
+        await store.write(
+          threadId,
+          JSON.stringify({ ...emptied, signature: hmacHex(options.secret, canonicalJson(emptied)) }),
+        );
+        return;
+      }
+      await store.write(threadId, text);
+    },
+    delete: (threadId) => store.remove(threadId),
+  };
+}
+
+/** A stored record checked before anything runs: its shape, its thread, its signature. */
+function verifyRecord(text: string, threadId: string, secret: string | Uint8Array): ThreadRecord {
+  const refuse = (why: string, cause?: unknown): never => {
+    throw new ThreadError({
+      reason: "history-refused",
+      threadId,
+      message: `thread ${JSON.stringify(threadId)}: its stored history was refused (${why}); nothing was run. Drop the thread (agent.dropThread) to start it afresh, or check who writes the thread store.`,
+      ...(cause === undefined ? {} : { cause }),
+    });
+  };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return refuse("it is not JSON", error);
+  }
+  const record = value as Partial<ThreadRecord> & { refused?: string };
+  if (typeof record.refused === "string") return refuse(record.refused);
+  if (record.format !== "codeaction.thread" || record.version !== 1)
+    return refuse("it is not a codeaction thread record");
+  if (typeof record.signature !== "string" || !/^[0-9a-f]{64}$/.test(record.signature))
+    return refuse("it carries no signature");
+  const { signature, ...content } = record as ThreadRecord;
+  const expected = Buffer.from(hmacHex(secret, canonicalJson(content)), "hex");
+  if (!timingSafeEqual(Buffer.from(signature, "hex"), expected)) {
+    return refuse(
+      "its signature does not match its content under this agent's resumeSecret: it was changed, or signed with another key",
+    );
+  }
+  if (record.threadId !== threadId)
+    return refuse(`it is the history of thread ${JSON.stringify(record.threadId)}`);
+  if (!Array.isArray(record.history) || !Array.isArray(record.dataFiles))
+    return refuse("its history is malformed");
+  return record as ThreadRecord;
+}
+
+/** Data files' SHA-256, computed once per content (by path, size and modification time). */
+class DataDigests {
+  readonly #known = new Map<string, { key: string; sha256: string }>();
+
+  async of(files: readonly DataFile[]): Promise<Array<{ name: string; sha256: string }>> {
+    const digests: Array<{ name: string; sha256: string }> = [];
+    for (const file of files) {
+      const info = await stat(file.path).catch(() => undefined);
+      const key = info ? `${info.size}:${info.mtimeMs}:${info.ino}` : "missing";
+      const known = this.#known.get(file.path);
+      if (known?.key === key) {
+        digests.push({ name: file.name, sha256: known.sha256 });
+        continue;
+      }
+      const sha256 = info ? await digestOf(file.path) : "missing";
+      this.#known.set(file.path, { key, sha256 });
+      digests.push({ name: file.name, sha256 });
+    }
+    return digests;
+  }
+}
+
+function digestOf(path: string): Promise<string> {
+  return new Promise((resolve) => {
+    const hash = createHash("sha256");
+    createReadStream(path)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", () => resolve("unreadable"));
+  });
+}
