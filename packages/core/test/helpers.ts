@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tool } from "@langchain/core/tools";
@@ -78,4 +78,24 @@ export function containersOfThisProcess(): string[] {
   })
     .split("\n")
     .filter(Boolean);
+}
+
+/** Runs a fixture script (a .ts file beside the tests) as its own Node process; its last stdout line, as JSON. */
+export function runFixtureProcess<T>(script: string, args: string[]): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk;
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      err += chunk;
+    });
+    child.on("close", (code) => {
+      const line = out.trim().split("\n").at(-1);
+      if (code !== 0 || !line) reject(new Error(`${script} exited ${code}: ${err.slice(-2000)}`));
+      else resolve(JSON.parse(line) as T);
+    });
+  });
 }

@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { type Agent, type BuildAgentOptions, buildAgent, ConfigError, StepLimitError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import type { AgentEvent } from "../src/types.ts";
-import { createLoadOrders, programReply } from "./helpers.ts";
+import { createLoadOrders, programReply, runFixtureProcess } from "./helpers.ts";
 
 // Steps (codeAction.maxSteps): several programs over one live interpreter in one run, against
 // real containers; the model is scripted and its requests are read back.
@@ -161,4 +165,36 @@ describe("steps: several programs over one live interpreter (real containers)", 
     expect(ConfigError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/samples: 3 cannot be combined with codeAction.maxSteps: 2/);
   });
+
+  it("an interrupt in step 2 is resumed in another process: step 1 re-executed from its log, each tool called once", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "codeaction-steps-resume-"));
+    try {
+      const stateFile = join(folder, "state.json");
+      const started = await runResumeProcess("start", stateFile, [
+        'a = count_a()\nprint("a is", a)',
+        'b = approve_me()\nprint("b is", b)',
+      ]);
+      expect(started).toMatchObject({
+        status: "interrupted",
+        calls: { count_a: 1, approve_me: 0 },
+        modelCalls: 2,
+      });
+      const resumed = await runResumeProcess("resume", stateFile, ['print("RESULT:", a + b)']);
+      // Step 1's count_a was answered from the state's log; approve_me ran once, now approved.
+      expect(resumed).toMatchObject({
+        status: "answered",
+        answer: "42",
+        calls: { count_a: 0, approve_me: 1 },
+      });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
 });
+
+const resumeProcess = fileURLToPath(new URL("./fixtures/steps-resume-process.ts", import.meta.url));
+
+/** One process of steps-resume-process.ts: its JSON line. */
+function runResumeProcess(mode: "start" | "resume", stateFile: string, programs: string[]): Promise<unknown> {
+  return runFixtureProcess(resumeProcess, [mode, stateFile, ...programs]);
+}

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { type Agent, type BuildAgentOptions, buildAgent, ThreadError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
-import { containersOfThisProcess, programReply } from "./helpers.ts";
+import { containersOfThisProcess, programReply, runFixtureProcess } from "./helpers.ts";
 
 // Threads (codeAction.state "thread"): one live interpreter per configurable.thread_id, kept
 // between invocations; restored in another process from a signed store; forked; bounded. Real
@@ -56,31 +55,16 @@ function containersSince(): () => number {
 const on = (agent: Agent, threadId: string) =>
   agent.invoke({ messages: [{ role: "user", content: "next" }] }, { configurable: { thread_id: threadId } });
 
+type ProcessReport = {
+  answers: string[];
+  calls: number;
+  modelCalls: number;
+  error?: { code?: string; reason?: string; message: string };
+};
+
 /** One process of thread-process.ts: its JSON line. */
-function runProcess(store: string, threadId: string, programs: string[]) {
-  return new Promise<{
-    answers: string[];
-    calls: number;
-    modelCalls: number;
-    error?: { code?: string; reason?: string; message: string };
-  }>((resolve, reject) => {
-    const child = spawn(process.execPath, [threadProcess, store, secret, threadId, ...programs], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk;
-    });
-    child.on("close", (code) => {
-      const line = out.trim().split("\n").at(-1);
-      if (code !== 0 || !line) reject(new Error(`thread-process exited ${code}: ${err.slice(-2000)}`));
-      else resolve(JSON.parse(line));
-    });
-  });
+function runProcess(store: string, threadId: string, programs: string[]): Promise<ProcessReport> {
+  return runFixtureProcess(threadProcess, [store, secret, threadId, ...programs]);
 }
 
 describe("threads: state kept between questions (real containers)", () => {

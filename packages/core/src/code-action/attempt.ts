@@ -235,6 +235,15 @@ async function runInContainer(
       },
       modelMessages: attemptOptions.modelMessages,
       resume: attemptOptions.resume,
+      ...(space
+        ? {
+            steps: () => ({
+              step: attemptOptions.step ?? 1,
+              seed: space.seed ?? context.seed,
+              history: [...space.history],
+            }),
+          }
+        : {}),
     },
     tracker.tools,
   );

@@ -16,6 +16,8 @@ type Written = {
   attempt: RunState["attempt"];
   modelMessages: BaseMessage[];
   resume?: ResumePlan | undefined;
+  /** With steps: where the run stands (the state's `steps`), asked when the gate stops. */
+  steps?: (() => RunState["steps"]) | undefined;
 };
 
 /**
@@ -38,6 +40,7 @@ export function openCallGate(context: TurnContext, written: Written, tools: Tool
         attempt: written.attempt,
         modelMessages: [...written.modelMessages],
         callLog: () => gate.log.entries(),
+        ...(written.steps ? { steps: written.steps() } : {}),
       };
       context.abort(
         stop.kind !== "interrupt"
@@ -116,6 +119,7 @@ export function interruptedResult(
           : { maxResultBytes: options.settings.maxResultBytes }),
       },
       tools: { names: options.tools.map((tool) => tool.name), digest: context.stubsDigest },
+      ...(stopped.steps ? { steps: stopped.steps } : {}),
     },
     options.resumeSecret,
   );

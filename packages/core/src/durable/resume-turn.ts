@@ -3,6 +3,7 @@ import { runSample } from "../code-action/repair-loop.ts";
 import { noFiles, type TurnContext } from "../code-action/turn-context.ts";
 import { AttemptsExhaustedError } from "../errors/attempts-exhausted-error.ts";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
+import { StepSpace } from "../steps/step-space.ts";
 import { fromStateMessages } from "./interrupt.ts";
 import type { ResumeDecision, RunState } from "./run-state.ts";
 
@@ -20,18 +21,23 @@ export async function resumeTurn(
 ): Promise<TurnOutcome> {
   const { settings, model } = context.options;
   const { attempt } = state;
+  // With steps, the interpreter is rebuilt first: the steps before the interrupted one re-executed.
+  const space = state.steps ? StepSpace.fromHistory(state.steps) : undefined;
+  space?.beginRun();
   const outcome = await runSample(context, {
     model: attempt.escalated && settings.escalate ? settings.escalate.model : model,
     opening: fromStateMessages(state.modelMessages),
     ...(attempt.sample === undefined ? {} : { sample: attempt.sample }),
     ...(attempt.escalated ? { escalated: true } : {}),
+    ...(space ? { space } : {}),
     resume: {
       attempt: attempt.number,
+      ...(state.steps ? { step: state.steps.step } : {}),
       reply: attempt.modelReply,
       logged: state.callLog,
       pending: { call: state.pending, decision },
     },
-  });
+  }).finally(() => space?.release(context));
   if (outcome.answer === undefined) {
     throw new AttemptsExhaustedError({ runId: context.runId, attempts: outcome.attempts });
   }

@@ -1,5 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
+import type { HistoryEntry } from "../steps/history.ts";
 import type { CallLogEntry } from "./call-log.ts";
 import { canonicalJson, hmacHex, sha256Hex } from "./canonical-json.ts";
 
@@ -50,6 +51,11 @@ export type RunState = {
   settings: { execTimeout: number; maxToolCalls: number; maxRepairs: number; maxResultBytes?: number };
   /** The tools the program was written against: their names, and the digest of their stubs. */
   tools: { names: string[]; digest: string };
+  /**
+   * With steps: the interrupted step, and the programs that ran before it in the run's interpreter
+   * (with their call logs): a resumed run re-executes them first, every call answered from its log.
+   */
+  steps?: { step: number; seed: string; history: HistoryEntry[] };
   /** HMAC-SHA256 (hex) of the state's canonical JSON without this field; absent when unsigned. */
   signature?: string;
 };
@@ -148,6 +154,11 @@ function checkShape(input: unknown): RunState {
       problems.push("pending is missing");
     if (!Array.isArray(state.modelMessages) || !Array.isArray(state.messages))
       problems.push("messages are missing");
+    if (
+      state.steps !== undefined &&
+      (typeof state.steps.step !== "number" || !Array.isArray(state.steps.history))
+    )
+      problems.push("steps is malformed");
   }
   if (problems.length > 0) {
     throw new ResumeStateError({

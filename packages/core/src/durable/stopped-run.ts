@@ -20,4 +20,6 @@ export type GateStopped = {
   /** The sample's messages to the model before the attempt's reply. */
   modelMessages: BaseMessage[];
   callLog: () => CallLogEntry[];
+  /** With steps: the interrupted step and the history before it (RunState.steps). */
+  steps?: RunState["steps"];
 };

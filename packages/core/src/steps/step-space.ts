@@ -31,6 +31,15 @@ export class StepSpace {
   /** How the space's interpreter came back, the last time it had to (for the result and the log). */
   restored: { programs: number; ms: number } | undefined;
 
+  /** A space with no interpreter yet: its first `ready()` re-executes `history` (a resumed run, a stored thread). */
+  static fromHistory(past: { seed: string; history: readonly HistoryEntry[]; summary?: string }): StepSpace {
+    const space = new StepSpace();
+    space.seed = past.seed;
+    space.history.push(...past.history);
+    space.summary = past.summary ?? "";
+    return space;
+  }
+
   /** The live interpreter, started (and restored from the history) when there is none. */
   async ready(context: TurnContext, asker: Asker): Promise<LiveInterpreter> {
     if (this.interpreter?.alive) return this.interpreter;
