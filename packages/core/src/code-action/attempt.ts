@@ -6,6 +6,7 @@ import { openCallGate } from "../durable/interrupt.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import type { StepSpace } from "../steps/step-space.ts";
+import type { ToolSpec } from "../tool-spec.ts";
 import { ModelCallEvents } from "../tracing/model-events.ts";
 import { observeProgram } from "../tracing/observe-program.ts";
 import { startChildRun } from "../tracing/turn-run.ts";
@@ -223,30 +224,7 @@ async function runInContainer(
     { ...step, program, session, callbacks },
     options.tools,
   );
-  // The call log's seam: every call logged; a resumed attempt's answered from its log.
-  const gate = openCallGate(
-    context,
-    {
-      attempt: {
-        number: attemptNumber,
-        ...pick(base, "sample", "escalated"),
-        program,
-        modelReply: base.modelReply,
-      },
-      modelMessages: attemptOptions.modelMessages,
-      resume: attemptOptions.resume,
-      ...(space
-        ? {
-            steps: () => ({
-              step: attemptOptions.step ?? 1,
-              seed: space.seed ?? context.seed,
-              history: [...space.history],
-            }),
-          }
-        : {}),
-    },
-    tracker.tools,
-  );
+  const gate = gateFor(context, attemptOptions, base, tracker.tools);
   try {
     const runOptions = programRunOptions(context, { session, program, gate, tracker, step, logger });
     const run = interpreter
@@ -268,6 +246,42 @@ async function runInContainer(
     if (interpreter) trackCleanup(context, tracker.settled());
     else releaseContainer(context, session, tracker.settled(), logger);
   }
+}
+
+/**
+ * The call log's seam: every call logged; a resumed attempt's answered from its log. With steps,
+ * an interrupt's state also carries the step and the history before it.
+ */
+function gateFor(
+  context: TurnContext,
+  attemptOptions: AttemptOptions,
+  base: AttemptBase,
+  tools: ToolSpec[],
+): CallGate {
+  const { space } = attemptOptions;
+  return openCallGate(
+    context,
+    {
+      attempt: {
+        number: attemptOptions.attemptNumber,
+        ...pick(base, "sample", "escalated"),
+        program: base.program,
+        modelReply: base.modelReply,
+      },
+      modelMessages: attemptOptions.modelMessages,
+      resume: attemptOptions.resume,
+      ...(space
+        ? {
+            steps: () => ({
+              step: attemptOptions.step ?? 1,
+              seed: space.seed ?? context.seed,
+              history: [...space.history],
+            }),
+          }
+        : {}),
+    },
+    tools,
+  );
 }
 
 /** A program in a fresh container; with data files, the relay starts while they stream in (it waits for the program). */
