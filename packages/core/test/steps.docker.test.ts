@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type Agent, type BuildAgentOptions, buildAgent, ConfigError, StepLimitError } from "../src/index.ts";
+import {
+  type Agent,
+  type BuildAgentOptions,
+  buildAgent,
+  ConfigError,
+  recordRun,
+  replayRun,
+  StepLimitError,
+} from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import type { AgentEvent } from "../src/types.ts";
 import { createLoadOrders, programReply, runFixtureProcess } from "./helpers.ts";
@@ -86,6 +94,30 @@ describe("steps: several programs over one live interpreter (real containers)", 
     // One container for the three programs: the program-start events name their steps.
     const starts = events.filter((event) => event.type === "program-start");
     expect(starts.map((event) => (event as { step?: number }).step)).toEqual([1, 2, 3]);
+  });
+
+  it("replayRun reproduces a 3-step run in one interpreter, every call from the log; a changed step differs", async () => {
+    const { loadOrders, calls } = createLoadOrders();
+    const model = new ScriptedChatModel([programReply(step1), programReply(step2), programReply(step3)]);
+    const { record, tools } = await withAgent(
+      { model, pattern: "code-action", extraTools: [loadOrders], codeAction: { maxSteps: 3 } },
+      async (agent) => ({
+        record: recordRun(await agent.invoke(ask(question)), agent.tools),
+        tools: agent.tools,
+      }),
+    );
+    expect(tools.map((tool) => tool.name)).toEqual(["load_orders"]);
+    expect(record.steps?.map((entry) => entry.program)).toEqual(
+      [step1, step2].map((program) => program.trim()),
+    );
+    const replayed = await replayRun(record);
+    expect(replayed).toMatchObject({ status: "reproduced", result: record.result });
+    expect(calls.count).toBe(1);
+    const changed = {
+      ...record,
+      steps: [record.steps![0]!, { ...record.steps![1]!, program: "revenue = {}\nprint(1)" }],
+    };
+    expect(await replayRun(changed)).toMatchObject({ status: "differs", kind: "result" });
   });
 
   it("with maxSteps 1 the prompt is the same as without steps", async () => {

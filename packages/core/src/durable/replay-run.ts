@@ -1,10 +1,11 @@
 import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
-import { bridgeDefaults } from "../bridge/bridge-options.ts";
 import { createCodeActionSandbox } from "../code-action/code-action-sandbox.ts";
 import { type ProgramRun, runProgram } from "../code-action/run-program.ts";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
+import { LiveInterpreter } from "../steps/live-interpreter.ts";
+import { offlineGate, reexecuteHistory } from "../steps/reexecute.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import { CallGate, type GateStop } from "./call-gate.ts";
+import type { GateStop } from "./call-gate.ts";
 import { seededStubs } from "./determinism.ts";
 import type { RunRecord } from "./run-record.ts";
 
@@ -59,23 +60,64 @@ async function replayIn(
   record: RunRecord,
   execTimeout: number,
 ): Promise<ReplayReport> {
+  if (record.steps?.length) return replaySteps(session, record, execTimeout);
   const controller = new AbortController();
   let stopped: GateStop | undefined;
-  const gate = new CallGate({
-    runId: record.runId,
-    tools: toolsOf(record),
-    logged: record.callLog,
-    offline: true,
-    maxResultBytes: bridgeDefaults.maxResponseBytes,
-    stop: (stop) => {
-      stopped = stop;
-      controller.abort(stop.kind === "diverged" ? stop.error : new Error("interrupt"));
-    },
+  const gate = offlineGate(record.runId, toolsOf(record), record.callLog, (stop) => {
+    stopped = stop;
+    controller.abort(stop.kind === "diverged" ? stop.error : new Error("interrupt"));
   });
   const run = await runProgram({
     session,
     program: record.program,
     stubsSource: seededStubs(record.stubs, record.seed),
+    tools: gate.tools,
+    approval: gate.approval,
+    runId: record.runId,
+    execTimeout,
+    maxToolCalls: Math.max(50, record.callLog.length + 1),
+    signal: controller.signal,
+  });
+  return compareReplay(record, run, gate.log.entries().length, stopped);
+}
+
+/**
+ * A run with steps: its earlier programs re-executed in one interpreter (reexecute's checks: the
+ * same calls, the same ends), then the answering program in it, compared as a single program is.
+ */
+async function replaySteps(
+  session: SandboxSession,
+  record: RunRecord,
+  execTimeout: number,
+): Promise<ReplayReport> {
+  const interpreter = new LiveInterpreter(session, {});
+  const tools = toolsOf(record);
+  const stubsSource = seededStubs(record.stubs, record.seed);
+  const refused = await reexecuteHistory(interpreter, {
+    history: record.steps ?? [],
+    tools,
+    stubsSource,
+    runId: record.runId,
+    execTimeout,
+  });
+  if (refused !== undefined) {
+    return {
+      status: "differs",
+      runId: record.runId,
+      kind: "call",
+      difference: `an earlier step did not replay: ${refused}`,
+      run: { status: "error", exitCode: null, stdout: "", stderr: "" },
+    };
+  }
+  const controller = new AbortController();
+  let stopped: GateStop | undefined;
+  const gate = offlineGate(record.runId, tools, record.callLog, (stop) => {
+    stopped = stop;
+    controller.abort(stop.kind === "diverged" ? stop.error : new Error("interrupt"));
+  });
+  const run = await interpreter.run({
+    program: record.program,
+    stubsSource,
     tools: gate.tools,
     approval: gate.approval,
     runId: record.runId,

@@ -1,6 +1,7 @@
 import { renderStubsModule } from "../code-action/python-stubs.ts";
+import type { HistoryEntry } from "../steps/history.ts";
 import type { ToolSpec } from "../tool-spec.ts";
-import type { AgentResult } from "../types.ts";
+import type { AgentResult, Attempt } from "../types.ts";
 import type { CallLogEntry } from "./call-log.ts";
 
 /**
@@ -21,6 +22,11 @@ export type RunRecord = {
   callLog: CallLogEntry[];
   /** The RESULT the program printed. */
   result: string;
+  /**
+   * With steps: the programs that ran before it in the run's interpreter (each left it alive), in
+   * order, with their call logs. A replay runs them first, in one interpreter.
+   */
+  steps?: HistoryEntry[];
 };
 
 /**
@@ -38,6 +44,7 @@ export function recordRun(result: AgentResult, tools: readonly ToolSpec[]): RunR
   );
   if (!answering?.callLog)
     throw new TypeError("recordRun: the result has no answering attempt with a call log.");
+  const steps = stepsBefore(result.attempts, answering);
   return {
     format: "codeaction.run-record",
     version: 1,
@@ -48,5 +55,23 @@ export function recordRun(result: AgentResult, tools: readonly ToolSpec[]): RunR
     tools: tools.map((tool) => tool.name),
     callLog: answering.callLog,
     result: answering.result ?? "",
+    ...(steps.length > 0 ? { steps } : {}),
   };
+}
+
+/**
+ * With steps, the programs the answering one found in its interpreter: the earlier attempts of the
+ * run that left their interpreter alive (those carry `interpreterSummary`), after the last one that
+ * ended it (its successor started afresh and re-executed those before, as they are listed here).
+ */
+function stepsBefore(attempts: readonly Attempt[], answering: Attempt): HistoryEntry[] {
+  if (answering.step === undefined) return [];
+  const before = attempts.slice(0, attempts.indexOf(answering));
+  return before
+    .filter((attempt) => attempt.interpreterSummary !== undefined && attempt.callLog !== undefined)
+    .map((attempt) => ({
+      program: attempt.program,
+      callLog: attempt.callLog ?? [],
+      exitCode: attempt.exitCode,
+    }));
 }
