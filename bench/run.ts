@@ -21,6 +21,7 @@ import { idleSection } from "./sections/idle.ts";
 import { remoteSection } from "./sections/remote.ts";
 import { samplesSection } from "./sections/samples.ts";
 import { createReport, plans, type SectionContext } from "./sections/section.ts";
+import { stateSection } from "./sections/state.ts";
 import { throughputSection } from "./sections/throughput.ts";
 import { turnSection } from "./sections/turn.ts";
 import { uploadsSection } from "./sections/uploads.ts";
@@ -40,6 +41,7 @@ const sections: Array<{ names: string[]; run: (context: SectionContext) => Promi
   { names: ["samples"], run: samplesSection },
   { names: ["desk-page"], run: deskPageSection },
   { names: ["desk"], run: deskSection },
+  { names: ["state"], run: stateSection },
   { names: ["hostile"], run: hostileSection },
   { names: ["hostile", "floods"], run: floodsSection },
   { names: ["failfast"], run: failfastSection },
