@@ -28,9 +28,9 @@ const q3 =
 
 const fence = (program: string) => `\`\`\`python\n${program}\n\`\`\``;
 
-/** An agent over the CSV whose model answers with `programs`, in order. */
+/** An agent (over the CSV, when `path` is given) whose model answers with `programs`, in order. */
 function agentWith(
-  path: string,
+  path: string | undefined,
   programs: string[],
   codeAction: Record<string, unknown>,
   store?: string,
@@ -39,7 +39,12 @@ function agentWith(
     model: new ScriptedChatModel(programs.map(fence)),
     pattern: "code-action",
     sandbox: { image: "codeaction/python:3.11-data" },
-    codeAction: { dataFiles: [path], preimport: ["pandas"], execTimeout: 300, ...codeAction },
+    codeAction: {
+      ...(path ? { dataFiles: [path] } : {}),
+      preimport: ["pandas"],
+      execTimeout: 300,
+      ...codeAction,
+    },
     ...(store ? { threadStore: createFileThreadStore(store), resumeSecret: secret } : {}),
   });
 }
