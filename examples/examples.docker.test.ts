@@ -35,6 +35,15 @@ describe.concurrent("the examples, run as processes", () => {
     expect(JSON.parse(answer ?? "null")).toEqual(q3Totals);
   });
 
+  it("steps-and-threads.ts answers in two steps, then a follow-up from the rows the first question kept", async () => {
+    const { stdout, stderr } = await run("steps-and-threads");
+    expect(stderr).toMatch(replayLine);
+    expect(stdout).toContain("North America: 108664.00; LATAM: 81328.00; EMEA: 77689.00; APAC: 65023.00");
+    expect(stdout).toContain("(step 1: no-result, step 2: ok; tool calls: 1)");
+    // The follow-up's program reads `q3`, left by the first question's: no call, one step.
+    expect(stdout).toContain("Business (299 units)\n(step 1: ok; tool calls: 0)");
+  });
+
   it("chat-agent.ts calls load_orders once, prints the model's sums and the plain-code check", async () => {
     const { stdout, stderr } = await run("chat-agent");
     expect(stderr).toMatch(replayLine);

@@ -299,4 +299,17 @@ type ResultBase = {
   refusedFiles: RefusedOutputFile[];
   /** Whole milliseconds. */
   timings: { totalMs: number };
+  /**
+   * Code-action with state "thread": the thread the run used, and how its interpreter came back
+   * when it had to: `restored` (its history re-executed: programs and milliseconds), or
+   * `startedAfresh` (why it could not be; the model was told).
+   */
+  thread?: ThreadReport;
+};
+
+/** AgentResult.thread: the run's thread and how its interpreter came back, when it had to. */
+export type ThreadReport = {
+  id: string;
+  restored?: { programs: number; ms: number };
+  startedAfresh?: string;
 };

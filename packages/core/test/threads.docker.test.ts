@@ -57,6 +57,7 @@ const on = (agent: Agent, threadId: string) =>
 
 type ProcessReport = {
   answers: string[];
+  threads: Array<{ id: string; restored?: { programs: number }; startedAfresh?: string }>;
   calls: number;
   modelCalls: number;
   error?: { code?: string; reason?: string; message: string };
@@ -142,7 +143,7 @@ describe("threads: state kept between questions (real containers)", () => {
     await withThreads(
       [big, big, big, "print('RESULT:', 'blob' in globals())"],
       { sandbox: { pool: 0 }, codeAction: { maxThreads: 2 } },
-      async (agent) => {
+      async (agent, model) => {
         const containers = containersSince();
         await on(agent, "one");
         await on(agent, "two");
@@ -150,8 +151,11 @@ describe("threads: state kept between questions (real containers)", () => {
         await on(agent, "three");
         // "one" was evicted: its container (and the background thread in it) is gone.
         await expect.poll(containers, { timeout: 20_000 }).toBe(2);
-        // Without a store, "one" starts afresh on its next question.
-        expect((await on(agent, "one")).answer).toBe("False");
+        // Without a store, "one" starts afresh on its next question: the model and the result are told.
+        const again = await on(agent, "one");
+        expect(again.answer).toBe("False");
+        expect(again.thread?.startedAfresh).toContain("evicted (maxThreads)");
+        expect(String(model.calls.at(-1)!.messages[1]!.content)).toContain("could not be restored");
       },
     );
   });
@@ -182,6 +186,8 @@ describe("threads restored in another process (signed file store)", () => {
     expect(first, JSON.stringify(first)).toMatchObject({ answers: ["12", "24"], calls: 1 });
     const second = await runProcess(store, "T", ["print('RESULT:', total + doubled)"]);
     expect(second, JSON.stringify(second)).toMatchObject({ answers: ["36"], calls: 0 });
+    // The result says how the thread came back: its two programs re-executed.
+    expect(second.threads[0]).toMatchObject({ id: "T", restored: { programs: 2 } });
 
     const [file] = (await readdir(store)).filter((name) => name.endsWith(".thread.json"));
     const path = join(store, file!);

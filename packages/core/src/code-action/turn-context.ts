@@ -8,7 +8,7 @@ import type { ChatModelRunnable } from "../model.ts";
 import type { AnswerShape } from "../structured-answer.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import type { RunObserver } from "../tracing/run-observer.ts";
-import type { AgentEvent, ApprovalHook, Attempt } from "../types.ts";
+import type { AgentEvent, ApprovalHook, Attempt, ThreadReport } from "../types.ts";
 import type { DataFile } from "./data-files.ts";
 import type { CollectedFiles, OutputFileLimits } from "./output-files.ts";
 import type { DiscoveryPlan, DiscoverySettings } from "./tool-index.ts";
@@ -107,6 +107,8 @@ export type TurnContext = {
   cleanups: Set<Promise<unknown>>;
   /** Stops the turn as its signal does, with `reason`: a call gate's interrupt or divergence. */
   abort: (reason: unknown) => void;
+  /** With state "thread": the run's thread, as the result reports it (set while the run goes). */
+  thread?: ThreadReport;
   /** What a call gate stopped the turn for (durable/interrupt.ts), once one did. */
   stopped?: GateStopped;
 };

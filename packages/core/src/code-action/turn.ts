@@ -12,7 +12,7 @@ import { leaseThread, type ThreadRegistry } from "../steps/thread-registry.ts";
 import { type AnswerShape, parseJsonAnswer } from "../structured-answer.ts";
 import { RunObserver } from "../tracing/run-observer.ts";
 import { linkedController, type TurnRunOptions } from "../tracing/turn-run.ts";
-import type { AgentEvent, AgentResult } from "../types.ts";
+import type { AgentEvent, AgentResult, ThreadReport } from "../types.ts";
 import { agreeOrEscalate, type TurnOutcome } from "./agreement.ts";
 import { createEventQueue } from "./event-queue.ts";
 import { buildCodeActionPrompt, defaultSandboxDescription } from "./prompt.ts";
@@ -164,11 +164,27 @@ async function runTurn(
   const space = lease?.space ?? new StepSpace();
   space.beginRun();
   try {
+    if (lease) context.thread = await threadReadied(context, lease.threadId, space);
     return await runSamples(context, space);
   } finally {
     if (lease) await lease.release(context);
     else space.release(context);
   }
+}
+
+/**
+ * A thread's interpreter made ready before its question's prompt: one that is not alive but has a
+ * history is restored now, so the prompt can say what it holds, or that it starts afresh.
+ */
+async function threadReadied(context: TurnContext, id: string, space: StepSpace): Promise<ThreadReport> {
+  if (space.history.length > 0 && !space.interpreter?.alive) {
+    await space.ready(context, { attemptNumber: 1, attemptsSoFar: [] });
+  }
+  return {
+    id,
+    ...(space.restored ? { restored: space.restored } : {}),
+    ...(space.lost ? { startedAfresh: space.lost } : {}),
+  };
 }
 
 /** The prompt, every sample at once, then the agreement between them (or the escalation). */
@@ -230,6 +246,7 @@ function turnResult(context: TurnContext, outcome: TurnOutcome, started: number)
     toolCalls: outcome.attempts.flatMap((attempt) => attempt.toolCalls),
     usage: context.observer.usage(),
     timings: { totalMs: Math.round(performance.now() - started) },
+    ...(context.thread ? { thread: context.thread } : {}),
   };
 }
 

@@ -45,6 +45,7 @@ export class StepSpace {
     if (this.interpreter?.alive) return this.interpreter;
     if (this.interpreter) this.release(context);
     this.seed ??= context.seed;
+    this.restored = undefined;
     const interpreter = await this.#start(context, asker);
     if (this.history.length === 0) return interpreter;
     const started = performance.now();
