@@ -157,8 +157,18 @@ function threadRegistryFor(
           dataFiles,
         })
       : undefined;
+  // Each live thread holds a container: no more threads than the sandbox keeps alive at once (its
+  // maxConcurrent and maxTotalMemory), or a new thread's container would wait for an idle one's.
+  const liveLimit = build.manager?.liveLimit ?? options.codeAction.maxThreads;
+  const maxThreads = Math.min(options.codeAction.maxThreads, liveLimit);
+  if (maxThreads < options.codeAction.maxThreads) {
+    options.logger?.debug(
+      { maxThreads, liveLimit },
+      "codeAction.maxThreads lowered to the sandbox's live containers",
+    );
+  }
   const threads = new ThreadRegistry({
-    maxThreads: options.codeAction.maxThreads,
+    maxThreads,
     idleSeconds: options.codeAction.idleSeconds,
     ...(store ? { store } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -160,6 +160,20 @@ describe("threads: state kept between questions (real containers)", () => {
     );
   });
 
+  it("threads count against maxTotalMemory: with room for two containers, a third thread evicts instead of waiting", async () => {
+    await withThreads(
+      ["a = 1\nprint('RESULT: one')", "b = 2\nprint('RESULT: two')", "c = 3\nprint('RESULT: three')"],
+      { sandbox: { pool: 0, memoryLimit: "256m", maxTotalMemory: "512m" }, codeAction: { maxThreads: 8 } },
+      async (agent) => {
+        const containers = containersSince();
+        expect((await on(agent, "one")).answer).toBe("one");
+        expect((await on(agent, "two")).answer).toBe("two");
+        expect((await on(agent, "three")).answer).toBe("three");
+        await expect.poll(containers, { timeout: 20_000 }).toBeLessThanOrEqual(2);
+      },
+    );
+  }, 60_000);
+
   it("idle: a thread's container stops after idleSeconds, whatever its program left running", async () => {
     await withThreads(
       [

@@ -85,6 +85,14 @@ export class SandboxManager {
     });
   }
 
+  /**
+   * Containers this manager keeps alive at once: `maxConcurrent`, lowered to what fits in
+   * `maxTotalMemory` (or this machine's memory). A session past it waits in line.
+   */
+  get liveLimit(): number {
+    return liveContainerLimit(this.config);
+  }
+
   /** Warm containers idle, starting, live in all, and requests waiting for a container. */
   poolStatus(): PoolStatus {
     return this.pool.status();
