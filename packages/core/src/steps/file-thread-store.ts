@@ -54,16 +54,24 @@ async function readBounded(path: string): Promise<string | undefined> {
   try {
     file = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    if (code === "ELOOP" || code === "EMLINK") return refusedRecord("the stored thread is a symbolic link");
     throw error;
   }
   try {
     const found = await file.stat();
-    if (!found.isFile() || found.size > maxThreadRecordBytes) {
-      return `{"refused": "the stored thread is ${found.isFile() ? `${found.size} bytes, over ${maxThreadRecordBytes}` : "not a regular file"}"}`;
+    if (!found.isFile()) return refusedRecord("the stored thread is not a regular file");
+    if (found.size > maxThreadRecordBytes) {
+      return refusedRecord(`the stored thread is ${found.size} bytes, over ${maxThreadRecordBytes}`);
     }
     return await file.readFile("utf8");
   } finally {
     await file.close();
   }
+}
+
+/** What a read hands on for a file it will not read: the agent refuses it, naming why. */
+function refusedRecord(why: string): string {
+  return JSON.stringify({ refused: why });
 }
