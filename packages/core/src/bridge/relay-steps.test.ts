@@ -108,4 +108,31 @@ describe("a kept interpreter runs several programs in one __main__", () => {
     expect(next).toMatchObject({ status: "ok", result: "still here" });
     process.stdin.end();
   });
+
+  it("between two steps the relay sends nothing, even while a background thread of the program prints", async () => {
+    const { process, step } = await keptRelay();
+    await step(
+      "import threading, time\ndef chatter():\n    while True:\n        print('tick', flush=True)\n        time.sleep(0.01)\nthreading.Thread(target=chatter, daemon=True).start()\nprint('started')",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The host's end of the relay's stdout waits paused between steps: nothing arrived in it.
+    expect((process.stdout as NodeJS.ReadStream).readableLength).toBe(0);
+    const next = await step("print('RESULT: done')");
+    expect(next).toMatchObject({ status: "ok", result: "done" });
+    // What the thread printed meanwhile waited in the pipe and counts as the next step's output.
+    expect(next.stdout).toContain("tick");
+    process.stdin.end();
+  });
+
+  it("a program that floods its interpreter's step pipe only ends its own step; the next one runs", async () => {
+    const { process, step } = await keptRelay();
+    const flood = await step(
+      "import os\nfor fd in range(5, 64):\n    try:\n        os.write(fd, b'x' * 70000)\n    except OSError:\n        pass\nimport time\ntime.sleep(0.5)\nprint('still running')",
+    );
+    expect(flood.status).toBe("error");
+    expect(flood.living).toBe(true);
+    const next = await step("print('RESULT: ok')");
+    expect(next).toMatchObject({ status: "ok", result: "ok" });
+    process.stdin.end();
+  });
 });
