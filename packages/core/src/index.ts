@@ -20,6 +20,7 @@ export type {
   ProgramRunner,
   ProgramRunnerOptions,
   ProgramRunResult,
+  RunOptions as ProgramRunOptions,
 } from "./code-action/program-runner.ts";
 export { createProgramRunner } from "./code-action/program-runner.ts";
 export type { ProgramRun } from "./code-action/run-program.ts";
@@ -65,6 +66,7 @@ export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/
 export { connectServers } from "./mcp/on-demand.ts";
 export type { ChatModelRunnable, ModelOption } from "./model.ts";
 export { createFileThreadStore, type ThreadStore } from "./steps/file-thread-store.ts";
+export type { RunnerThreadOptions } from "./steps/runner-threads.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
@@ -90,5 +92,6 @@ export type {
   MessageText,
   OutputBytes,
   RunInterrupt,
+  ThreadReport,
   ToolCallRecord,
 } from "./types.ts";

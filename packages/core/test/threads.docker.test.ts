@@ -3,7 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { type Agent, type BuildAgentOptions, buildAgent, ThreadError } from "../src/index.ts";
+import {
+  type Agent,
+  type BuildAgentOptions,
+  buildAgent,
+  createProgramRunner,
+  ThreadError,
+} from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import { containersOfThisProcess, programReply, runFixtureProcess } from "./helpers.ts";
 
@@ -187,6 +193,26 @@ describe("threads: state kept between questions (real containers)", () => {
         await expect.poll(containers, { timeout: 20_000 }).toBe(0);
       },
     );
+  });
+});
+
+describe("a program runner's threads (what codeaction mcp's run_program { thread } uses)", () => {
+  it("keeps a thread's variables between runs, says when it starts afresh, and stops the least recently used", async () => {
+    const runner = await createProgramRunner({ tools: [], threads: { maxThreads: 1 } });
+    try {
+      const first = await runner.run("x = 41\nprint('RESULT: set')", { thread: "c1" });
+      expect(first).toMatchObject({ status: "ok", thread: { id: "c1", fresh: true } });
+      const second = await runner.run("print('RESULT:', x + 1)", { thread: "c1" });
+      expect(second).toMatchObject({ result: "42", thread: { id: "c1", fresh: false } });
+      // Without a thread, a fresh container as always: x is not there.
+      expect((await runner.run("print('RESULT:', 'x' in globals())")).result).toBe("False");
+      // A second thread past maxThreads: c1's interpreter is stopped; it starts afresh.
+      await runner.run("print('RESULT: c2')", { thread: "c2" });
+      const again = await runner.run("print('RESULT:', 'x' in globals())", { thread: "c1" });
+      expect(again).toMatchObject({ result: "False", thread: { id: "c1", fresh: true } });
+    } finally {
+      await runner.close();
+    }
   });
 });
 

@@ -129,10 +129,10 @@ describe("a kept interpreter runs several programs in one __main__", () => {
     const flood = await step(
       "import os\nfor fd in range(5, 64):\n    try:\n        os.write(fd, b'x' * 70000)\n    except OSError:\n        pass\nimport time\ntime.sleep(0.5)\nprint('still running')",
     );
-    expect(flood.status).toBe("error");
+    expect(flood.status, JSON.stringify(flood)).toBe("error");
     expect(flood.living).toBe(true);
     const next = await step("print('RESULT: ok')");
-    expect(next).toMatchObject({ status: "ok", result: "ok" });
+    expect(next, JSON.stringify({ flood, next })).toMatchObject({ status: "ok", result: "ok" });
     process.stdin.end();
   });
 });

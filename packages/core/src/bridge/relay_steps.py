@@ -114,19 +114,22 @@ class StepEnds:
             self.closed = True
             return None
         self.buffer += data
-        newline = self.buffer.find(b"\n")
-        if newline < 0:
-            if len(self.buffer) <= MAX_STEP_LINE_BYTES:
-                return None
-            self.buffer.clear()
-            self.skipping = True
-            return 1, ""
-        line = bytes(self.buffer[:newline])
-        del self.buffer[: newline + 1]
-        if self.skipping:
-            self.skipping = False
+        # Every whole line read: the end of a line too long to keep is skipped, the next one ends the step.
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline < 0:
+                break
+            line = bytes(self.buffer[:newline])
+            del self.buffer[: newline + 1]
+            if self.skipping:
+                self.skipping = False
+                continue
+            return parse_step_end(line)
+        if len(self.buffer) <= MAX_STEP_LINE_BYTES:
             return None
-        return parse_step_end(line)
+        self.buffer.clear()
+        self.skipping = True
+        return 1, ""
 
 
 def parse_step_end(line):

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { SandboxConfigInput, SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
+import { type RunnerThreadOptions, RunnerThreads } from "../steps/runner-threads.ts";
 import type { ToolSpec } from "../tool-spec.ts";
 import { LiveOutput } from "../tracing/live-output.ts";
 import type { AgentEvent, ApprovalHook } from "../types.ts";
@@ -23,6 +24,11 @@ export type ProgramRunnerOptions = {
   /** Gates every tool call. */
   approval?: ApprovalHook;
   logger?: Logger;
+  /**
+   * Threads: `run(program, { thread })` runs in that thread's live interpreter, kept between runs
+   * (docs/steps-and-threads.md), bounded by `maxThreads` (default 8) and `idleSeconds` (default 600).
+   */
+  threads?: RunnerThreadOptions;
 };
 
 /** How one program run ended (`runner.run()`): its output, status, tool calls and timings. */
@@ -30,6 +36,19 @@ export type ProgramRunResult = ProgramRun & {
   runId: string;
   /** Milliseconds to get a started container (from the pool when one is warm). */
   containerStartMs: number;
+  /**
+   * Run on a thread: its name, and `fresh` when its interpreter was started for this run (the
+   * first run, or after it was stopped: earlier variables are gone).
+   */
+  thread?: { id: string; fresh: boolean };
+};
+
+/** `runner.run()`'s options: events, cancellation, and the thread to run in (with `threads`). */
+export type RunOptions = {
+  onEvent?: (event: AgentEvent) => void;
+  signal?: AbortSignal;
+  /** Runs in this thread's live interpreter (the runner needs `threads`): what earlier runs on it left is there. */
+  thread?: string;
 };
 
 /** Runs hand-written (or client-sent) programs the way a code-action turn runs a model's, without a model. */
@@ -44,10 +63,7 @@ export type ProgramRunner = {
    * `onEvent` gets the tool events and, while the program runs, its `program-output` lines
    * (attempt 1; bounded as in `stream()`: 2000 lines or 256 KiB, then one event with `cut: true`).
    */
-  run(
-    program: string,
-    options?: { onEvent?: (event: AgentEvent) => void; signal?: AbortSignal },
-  ): Promise<ProgramRunResult>;
+  run(program: string, options?: RunOptions): Promise<ProgramRunResult>;
   /** Removes every container of this runner (waiting for pending removals). Idempotent. */
   close(): Promise<void>;
   /** `await using runner = await createProgramRunner(...)`: the same as `close()`. */
@@ -67,15 +83,26 @@ export async function createProgramRunner(options: ProgramRunnerOptions): Promis
     maxToolCalls: options.maxToolCalls ?? 50,
     pendingRemovals: new Set(),
   };
+  const manager = runner.manager;
+  runner.threads = options.threads
+    ? new RunnerThreads(() => manager.createSession({ command: relayCommand() }), options.threads)
+    : undefined;
   let closing: Promise<void> | undefined;
 
   const run: ProgramRunner["run"] = async (program, runOptions = {}) => {
     if (closing) throw new TypeError("this program runner was shut down; create a new one");
-    return runInFreshContainer(runner, program, runOptions);
+    if (runOptions.thread === undefined) return runInFreshContainer(runner, program, runOptions);
+    if (!runner.threads) {
+      throw new TypeError(
+        "run(program, { thread }) needs a runner made with createProgramRunner({ threads })",
+      );
+    }
+    return runOnThread(runner, runner.threads, program, { ...runOptions, thread: runOptions.thread });
   };
 
   const close = () => {
     closing ??= (async () => {
+      await runner.threads?.close();
       await Promise.allSettled([...runner.pendingRemovals]);
       await runner.manager.close();
     })();
@@ -102,6 +129,7 @@ type RunnerState = {
   maxToolCalls: number;
   /** Container removals still running, awaited by close(). */
   pendingRemovals: Set<Promise<void>>;
+  threads?: RunnerThreads | undefined;
 };
 
 /** A sandbox manager whose engine and image answered; else SandboxUnavailableError. */
@@ -119,6 +147,52 @@ async function readyManager(options: ProgramRunnerOptions): Promise<SandboxManag
   return manager;
 }
 
+/** The settings of one run of `program` (runProgram's, the session aside). */
+function programOptions(
+  runner: RunnerState,
+  program: string,
+  runId: string,
+  runOptions: RunOptions,
+  live: LiveOutput | undefined,
+) {
+  const { options } = runner;
+  const logger = options.logger?.child({ runId });
+  return {
+    program,
+    stubsSource: runner.stubsSource,
+    tools: options.tools,
+    runId,
+    execTimeout: runner.execTimeout,
+    maxToolCalls: runner.maxToolCalls,
+    ...(options.approval ? { approval: options.approval } : {}),
+    ...(logger ? { logger } : {}),
+    ...(runOptions.onEvent ? { onEvent: runOptions.onEvent } : {}),
+    ...(live
+      ? { onOutput: (stream: "stdout" | "stderr", chunk: Buffer) => live.feed({ attempt: 1, stream }, chunk) }
+      : {}),
+    ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+  };
+}
+
+/** One program in a thread's live interpreter (started for it when it has none alive). */
+async function runOnThread(
+  runner: RunnerState,
+  threads: RunnerThreads,
+  program: string,
+  runOptions: RunOptions & { thread: string },
+): Promise<ProgramRunResult> {
+  const runId = `run_${randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  const started = performance.now();
+  let containerStartMs = 0;
+  const live = runOptions.onEvent ? new LiveOutput({ runId, emit: runOptions.onEvent }) : undefined;
+  const { run, fresh } = await threads.run(runOptions.thread, (interpreter) => {
+    containerStartMs = Math.round(performance.now() - started);
+    return interpreter.run(programOptions(runner, program, runId, runOptions, live));
+  });
+  live?.flush({ attempt: 1 });
+  return { ...run, runId, containerStartMs, thread: { id: runOptions.thread, fresh } };
+}
+
 /** One program in a fresh container; the container's removal is started, not awaited. */
 async function runInFreshContainer(
   runner: RunnerState,
@@ -134,27 +208,11 @@ async function runInFreshContainer(
     command: relayCommand(),
   });
   const containerStartMs = Math.round(performance.now() - started);
-  const onEvent = runOptions.onEvent;
-  const live = onEvent ? new LiveOutput({ runId, emit: onEvent }) : undefined;
+  const live = runOptions.onEvent ? new LiveOutput({ runId, emit: runOptions.onEvent }) : undefined;
   try {
     const outcome = await runProgram({
       session,
-      program,
-      stubsSource: runner.stubsSource,
-      tools: options.tools,
-      runId,
-      execTimeout: runner.execTimeout,
-      maxToolCalls: runner.maxToolCalls,
-      ...(options.approval ? { approval: options.approval } : {}),
-      ...(logger ? { logger } : {}),
-      ...(onEvent ? { onEvent } : {}),
-      ...(live
-        ? {
-            onOutput: (stream: "stdout" | "stderr", chunk: Buffer) =>
-              live.feed({ attempt: 1, stream }, chunk),
-          }
-        : {}),
-      ...(runOptions.signal ? { signal: runOptions.signal } : {}),
+      ...programOptions(runner, program, runId, runOptions, live),
     });
     live?.flush({ attempt: 1 });
     return { ...outcome, runId, containerStartMs };
