@@ -59,7 +59,7 @@ export class RunnerThreads {
     await before;
     try {
       let fresh = false;
-      if (!entry || !entry.interpreter.alive) {
+      if (!entry?.interpreter.alive) {
         if (entry) void entry.interpreter.close().catch(() => undefined);
         const interpreter = new LiveInterpreter(await this.#start(), {});
         entry = { interpreter, queue: turn, busy: 1 };
