@@ -86,6 +86,8 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
     runner = await createProgramRunner({
       tools: loaded.tools,
       ...settings,
+      // run_program's `thread`: live interpreters kept between a client's calls, bounded.
+      threads: { maxThreads: 8, idleSeconds: 600 },
       ...(approval ? { approval } : {}),
     });
     const serve = {

@@ -20,6 +20,7 @@ import { createdTask, programTaskStore } from "./program-tasks.ts";
 import { boundedResult, boundedTail } from "./reply-bounds.ts";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
+import { clientThreadName, threadNamePattern } from "./run-threads.ts";
 
 /** Characters of a tool call's arguments kept in a run_program result; longer ones become a preview. */
 const argumentPreviewCharacters = 2000;
@@ -62,6 +63,13 @@ const runOutputSchema = {
     },
     toolCalls: { type: "array", items: toolCallSchema },
     runMs: { type: "number" },
+    thread: {
+      type: "object",
+      properties: { id: { type: "string" }, fresh: { type: "boolean" } },
+      required: ["id", "fresh"],
+      description:
+        "with `thread`: the thread, and fresh: true when its interpreter was started for this run (earlier variables are gone)",
+    },
   },
   required: ["status", "result", "exitCode", "stdout", "stderr", "truncated", "toolCalls", "runMs"],
 } as const;
@@ -86,6 +94,12 @@ export function codeModeTools(runner: ProgramRunner, sandboxDescription: string)
         type: "object",
         properties: {
           program: { type: "string", description: "the Python source", maxLength: maxProgramCharacters },
+          thread: {
+            type: "string",
+            pattern: threadNamePattern.source,
+            description:
+              "optional: run in this thread's live interpreter, kept between calls (yours only): variables, imports and loaded data from earlier programs on the same thread are there. The result's thread.fresh says when it started afresh (first use, or stopped after being idle or least recently used).",
+          },
         },
         required: ["program"],
       },
@@ -171,6 +185,7 @@ export function runResult(run: ProgramRunResult): CallToolResult {
         : kept;
     }),
     runMs: Math.round(run.runMs),
+    ...(run.thread ? { thread: { id: clientThreadName(run.thread.id), fresh: run.thread.fresh } } : {}),
   };
   if (run.status === "ok") {
     return { content: [{ type: "text", text: result?.text ?? "" }], structuredContent: structured };

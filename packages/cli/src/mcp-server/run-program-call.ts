@@ -8,6 +8,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { deliveryTimeoutMs, reportRunProgress } from "./run-progress.ts";
+import { threadOf } from "./run-threads.ts";
 
 /** A program longer than this is refused before a container starts. */
 export const maxProgramCharacters = 1_000_000;
@@ -44,10 +45,12 @@ export async function callRunProgram(
 ): Promise<CallToolResult> {
   const program = checkedProgram("run_program", args);
   if (typeof program !== "string") return program;
+  const thread = threadOf(args, extra.sessionId);
+  if ("refusal" in thread) return errorResult(thread.refusal);
   const ticket = options.admit?.();
   if (ticket && "refusal" in ticket) return errorResult(ticket.refusal);
   try {
-    return await runAdmitted(options, program, extra);
+    return await runAdmitted(options, program, extra, thread.key);
   } finally {
     ticket?.release();
   }
@@ -74,6 +77,7 @@ async function runAdmitted(
   options: Parameters<typeof callRunProgram>[0],
   program: string,
   extra: Extra,
+  thread: string | undefined,
 ): Promise<CallToolResult> {
   const progressToken = extra._meta?.progressToken;
   const progress =
@@ -92,6 +96,7 @@ async function runAdmitted(
   try {
     run = await options.runner.run(program, {
       signal: extra.signal,
+      ...(thread ? { thread } : {}),
       // The program's lines go to a client that asked for progress, as they come.
       ...(progress
         ? { onEvent: (event) => (event.type === "program-output" ? progress.output(event) : undefined) }
