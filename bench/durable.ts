@@ -9,9 +9,9 @@ import { buildAgent, createCodeActionSandbox, fromLangChainTool, type RunState }
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { renderStubsModule } from "../packages/core/src/code-action/python-stubs.ts";
-import { runProgram } from "../packages/core/src/code-action/run-program.ts";
 import { CallGate } from "../packages/core/src/durable/call-gate.ts";
+import { runProgram } from "../packages/core/src/program/run-program.ts";
+import { renderStubsModule } from "../packages/core/src/prompt/python-stubs.ts";
 import { fenced } from "./agents.ts";
 import { percentile } from "./stats.ts";
 import { callLoopProgram, noopTool } from "./tool-call-cost.ts";

@@ -7,8 +7,8 @@ import { promisify } from "node:util";
 import type { ToolSpec } from "@codeaction/core";
 import { SandboxManager } from "@codeaction/sandbox";
 import Dockerode from "dockerode";
-import { renderStubsModule } from "../packages/core/src/code-action/python-stubs.ts";
-import { runProgram } from "../packages/core/src/code-action/run-program.ts";
+import { runProgram } from "../packages/core/src/program/run-program.ts";
+import { renderStubsModule } from "../packages/core/src/prompt/python-stubs.ts";
 
 const run = promisify(execFile);
 const buildAgentChild = fileURLToPath(new URL("../tests/support/build-agent-child.ts", import.meta.url));

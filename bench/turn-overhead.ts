@@ -1,7 +1,7 @@
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { HumanMessage } from "@langchain/core/messages";
 import type Dockerode from "dockerode";
-import { extractProgram } from "../packages/core/src/code-action/extract-program.ts";
+import { extractProgram } from "../packages/core/src/turn/extract-program.ts";
 import { fenced, question, scriptedAgent, timedTurn } from "./agents.ts";
 import { settle } from "./docker-state.ts";
 import { runSeedProgram } from "./seed-runner.ts";

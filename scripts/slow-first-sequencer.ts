@@ -23,7 +23,7 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "docker:packages/cli/test/journal.docker.test.ts": 55,
   "security:tests/security/argument-amplification.test.ts": 54,
   "docker:packages/cli/test/analyst.docker.test.ts": 49,
-  "docker:packages/core/src/code-action/run-program.docker.test.ts": 46,
+  "docker:packages/core/src/program/run-program.docker.test.ts": 46,
   "security:tests/security/bridge.test.ts": 45,
   "security:tests/security/lifecycle-config.test.ts": 45,
   "docker:packages/cli/test/approve-later.docker.test.ts": 44,

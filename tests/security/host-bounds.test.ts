@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import type { SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ToolSpec } from "../../packages/core/src/tool-spec.ts";
+import type { ToolSpec } from "../../packages/core/src/tools/tool-spec.ts";
 import { backends, docker, echoTool, readyManager, resultJson, runCase } from "../support/harness.ts";
 
 // The red team's second round (docs/security.md, H cases): whatever a program sends over the bridge,

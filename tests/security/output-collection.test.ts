@@ -8,7 +8,7 @@ import {
   type CollectedFiles,
   collectOutputFiles,
   walkNoteName,
-} from "../../packages/core/src/code-action/output-files.ts";
+} from "../../packages/core/src/output/output-files.ts";
 import { backends, fenced, runAgentCase, runCase, suiteManager } from "../support/harness.ts";
 
 // Issue 29, findings 4, 5 and 6: reading back /workspace/out. One exec lists and reads the whole

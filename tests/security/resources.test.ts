@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import type { ToolSpec } from "@codeaction/core";
 import type { SandboxManager, SandboxSession } from "@codeaction/sandbox";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ProgramRun } from "../../packages/core/src/code-action/run-program.ts";
+import type { ProgramRun } from "../../packages/core/src/program/run-program.ts";
 import { ContainerReplaced, leftoverProcesses } from "../../packages/sandbox/test/process-list.ts";
 import { backends, docker, hostileMarker, readyManager, resultJson, runCase } from "../support/harness.ts";
 

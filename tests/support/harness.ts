@@ -11,8 +11,8 @@ import {
   type SandboxSession,
 } from "@codeaction/sandbox";
 import { afterAll, beforeAll, expect } from "vitest";
-import { renderStubsModule } from "../../packages/core/src/code-action/python-stubs.ts";
-import { type ProgramRun, runProgram } from "../../packages/core/src/code-action/run-program.ts";
+import { type ProgramRun, runProgram } from "../../packages/core/src/program/run-program.ts";
+import { renderStubsModule } from "../../packages/core/src/prompt/python-stubs.ts";
 import type { AgentEvent, AgentResult, Attempt } from "../../packages/core/src/types.ts";
 import { defaultUserRange as userRange } from "../../packages/sandbox/src/config.ts";
 import { labelKeys } from "../../packages/sandbox/src/container/labels.ts";

@@ -9,18 +9,18 @@ import {
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import { z } from "zod";
-import { renderStubSignatures } from "./code-action/python-stubs.ts";
-import { fromStateMessages } from "./durable/interrupt.ts";
+import { callBudget } from "./budget/call-budget.ts";
 import { checkDecisionFits, type ResumeDecision, type RunState, verifyState } from "./durable/run-state.ts";
 import { AbortError } from "./errors/abort-error.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { toMessages } from "./input-messages.ts";
+import { renderStubSignatures } from "./prompt/python-stubs.ts";
 import type { ThreadRegistry } from "./steps/thread-registry.ts";
-import type { ToolSpec } from "./tool-spec.ts";
-import { callBudget } from "./tracing/call-budget.ts";
+import type { ToolSpec } from "./tools/tool-spec.ts";
 import { observeTurn, runSignal } from "./tracing/observe-turn.ts";
 import { createRunObserver, type ObserveOptions } from "./tracing/run-observer.ts";
 import type { TurnRunOptions } from "./tracing/turn-run.ts";
+import { fromStateMessages } from "./turn/interrupt.ts";
 import type { AgentEvent, AgentInputLike, AgentResult } from "./types.ts";
 
 /** One turn of a pattern: its steps, then its result. */

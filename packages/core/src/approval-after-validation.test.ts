@@ -3,9 +3,9 @@ import { tool } from "@langchain/core/tools";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
 import { runLocally } from "../test/local-relay.ts";
-import { renderStubsModule } from "./code-action/python-stubs.ts";
-import { fromLangChainTool } from "./from-langchain.ts";
+import { renderStubsModule } from "./prompt/python-stubs.ts";
 import { ScriptedChatModel } from "./testing/index.ts";
+import { fromLangChainTool } from "./tools/from-langchain.ts";
 import { createToolsRunner } from "./tools-pattern/runner.ts";
 import type { ApprovalHook, ApprovalRequest } from "./types.ts";
 

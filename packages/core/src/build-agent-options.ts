@@ -4,24 +4,24 @@ import { type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
 import type { StructuredToolInterface } from "@langchain/core/tools";
 import type { Logger } from "pino";
 import { z } from "zod";
-import { preimportSchema } from "./code-action/code-action-sandbox.ts";
-import { type DiscoveryOptions, discoveryOptionsSchema } from "./code-action/discovery-options.ts";
-import { defaultOutputFileLimits, type OutputFileLimits } from "./code-action/output-files.ts";
-import { defaultDiscoverySettings } from "./code-action/tool-index.ts";
+import { type DiscoveryOptions, discoveryOptionsSchema } from "./discovery/discovery-options.ts";
+import { defaultDiscoverySettings } from "./discovery/tool-index.ts";
 import { checkResumeSecret } from "./durable/run-state.ts";
 import type { UsedStates } from "./durable/used-states.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { checkServerSpecs, type ServerSpec } from "./mcp/index.ts";
-import { isModelRunnable, type ModelOption } from "./model.ts";
+import { isModelRunnable, type ModelOption } from "./model/model.ts";
+import { defaultOutputFileLimits, type OutputFileLimits } from "./output/output-files.ts";
+import { preimportSchema } from "./program/code-action-sandbox.ts";
 import type { ThreadStore } from "./steps/file-thread-store.ts";
 import { type AnswerShape, compileResponseFormat, type ResponseFormat } from "./structured-answer.ts";
+import { closestName } from "./tools/unknown-keys.ts";
 import {
   type ObserveBuildOptions,
   observeOptionsShape,
   refuseUnpricedBudget,
 } from "./tracing/observe-options.ts";
 import type { ApprovalHook } from "./types.ts";
-import { closestName } from "./unknown-keys.ts";
 
 /** Settings of the code-action pattern (`buildAgent({ codeAction })`): time, repairs, tool calls, samples, escalation. */
 export type CodeActionOptions = {

@@ -2,9 +2,9 @@
 // ready, shell mode's container started, and what the prompt says the sandbox has.
 import { DATA_IMAGE, DEFAULT_IMAGE, type SandboxConfigInput, SandboxManager } from "@codeaction/sandbox";
 import type { ParsedOptions } from "./build-agent-options.ts";
-import { createCodeActionSandbox } from "./code-action/code-action-sandbox.ts";
-import { newSandboxManager } from "./code-action/new-sandbox-manager.ts";
 import { SandboxUnavailableError } from "./errors/sandbox-unavailable-error.ts";
+import { createCodeActionSandbox } from "./program/code-action-sandbox.ts";
+import { newSandboxManager } from "./program/new-sandbox-manager.ts";
 import type { StartingSession } from "./tools-pattern/shell-tools.ts";
 
 /** What one build holds while it assembles the agent, and what the agent's close() undoes. */

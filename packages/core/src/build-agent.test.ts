@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { buildAgent } from "./build-agent.ts";
 import { parseBuildAgentOptions } from "./build-agent-options.ts";
-import { withDefaultPool } from "./code-action/code-action-sandbox.ts";
 import { ConfigError } from "./errors/config-error.ts";
+import { withDefaultPool } from "./program/code-action-sandbox.ts";
 import { ScriptedChatModel } from "./testing/index.ts";
 
 // Every refusal here happens before Docker is touched: these run without a Docker engine.

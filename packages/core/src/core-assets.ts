@@ -11,8 +11,8 @@ export const coreAssetPlaces = {
   "relay_loop.py": { besideCode: "bridge/relay_loop.py" },
   "bootstrap.py": { besideCode: "bridge/bootstrap.py" },
   "codeaction_tools.py": { besideCode: "bridge/codeaction_tools.py" },
-  /** The walk of /workspace/out after a program (code-action/output-listing.ts). */
-  "output-collector.py": { besideCode: "code-action/output-collector.py" },
+  /** The walk of /workspace/out after a program (output/output-listing.ts). */
+  "output-collector.py": { besideCode: "output/output-collector.py" },
 } as const satisfies Record<string, AssetPlace>;
 
 export const coreAssets = packageAssets({

@@ -1,33 +1,14 @@
 export type { SandboxConfigInput, SandboxErrorCode } from "@codeaction/sandbox";
 export { SandboxConfigError, SandboxError } from "@codeaction/sandbox";
 export { CodeActionAgent, type ResumeOptions } from "./agent.ts";
+export type { Budget, BudgetLimit, ModelPrice, Pricing, RunUsage } from "./budget/usage.ts";
 export type { Agent } from "./build-agent.ts";
 export { buildAgent } from "./build-agent.ts";
 export type { BuildAgentOptions, CodeActionOptions } from "./build-agent-options.ts";
-export {
-  type CodeActionSandboxOptions,
-  createCodeActionSandbox,
-} from "./code-action/code-action-sandbox.ts";
-export type { DiscoveryOptions } from "./code-action/discovery-options.ts";
-export { type ReplyProgram, readReplyProgram } from "./code-action/extract-program.ts";
-export type {
-  OutputFile,
-  OutputFileLimits,
-  RefusedOutputFile,
-} from "./code-action/output-files.ts";
-export { defaultOutputFileLimits, outputDirectory } from "./code-action/output-files.ts";
-export type {
-  ProgramRunner,
-  ProgramRunnerOptions,
-  ProgramRunResult,
-  RunOptions as ProgramRunOptions,
-} from "./code-action/program-runner.ts";
-export { createProgramRunner } from "./code-action/program-runner.ts";
-export type { ProgramRun } from "./code-action/run-program.ts";
+export type { DiscoveryOptions } from "./discovery/discovery-options.ts";
 export type { CallLogEntry, CallLogLimits } from "./durable/call-log.ts";
 export { createFileRunStore, type FileRunStoreOptions } from "./durable/file-run-store.ts";
-export { type ReplayOptions, type ReplayReport, replayRun } from "./durable/replay-run.ts";
-export { type RunRecord, recordRun } from "./durable/run-record.ts";
+export type { RunRecord } from "./durable/run-record.ts";
 export {
   type PendingCall,
   pendingArgsDigest,
@@ -60,20 +41,40 @@ export { ThreadError, type ThreadErrorReason } from "./errors/thread-error.ts";
 export { ToolCallingUnsupportedError } from "./errors/tool-calling-unsupported-error.ts";
 export { ToolInputError } from "./errors/tool-input-error.ts";
 export { ToolValueError } from "./errors/tool-value-error.ts";
-export { fromLangChainTool } from "./from-langchain.ts";
-export type { JsonSchemaType } from "./json-schema-type.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/on-demand.ts";
-export type { ChatModelRunnable, ModelOption } from "./model.ts";
+export type { ChatModelRunnable, ModelOption } from "./model/model.ts";
+export type {
+  OutputFile,
+  OutputFileLimits,
+  RefusedOutputFile,
+} from "./output/output-files.ts";
+export { defaultOutputFileLimits, outputDirectory } from "./output/output-files.ts";
+export {
+  type CodeActionSandboxOptions,
+  createCodeActionSandbox,
+} from "./program/code-action-sandbox.ts";
+export type {
+  ProgramRunner,
+  ProgramRunnerOptions,
+  ProgramRunResult,
+  RunOptions as ProgramRunOptions,
+} from "./program/program-runner.ts";
+export { createProgramRunner } from "./program/program-runner.ts";
+export { recordRun } from "./program/record-run.ts";
+export { type ReplayOptions, type ReplayReport, replayRun } from "./program/replay-run.ts";
+export type { ProgramRun } from "./program/run-program.ts";
 export { createFileThreadStore, type ThreadStore } from "./steps/file-thread-store.ts";
 export type { RunnerThreadOptions } from "./steps/runner-threads.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
-export type { JsonSchema, ToolCallContext, ToolSpec } from "./tool-spec.ts";
+export { fromLangChainTool } from "./tools/from-langchain.ts";
+export type { JsonSchemaType } from "./tools/json-schema-type.ts";
+export type { JsonSchema, ToolCallContext, ToolSpec } from "./tools/tool-spec.ts";
 export type { ToolsRunner, ToolsRunnerOptions } from "./tools-pattern/runner.ts";
 export { createToolsRunner } from "./tools-pattern/runner.ts";
 export { createShellTools, type StartingSession } from "./tools-pattern/shell-tools.ts";
 export type { ObserveBuildOptions } from "./tracing/observe-options.ts";
-export type { Budget, BudgetLimit, ModelPrice, Pricing, RunUsage } from "./tracing/usage.ts";
+export { type ReplyProgram, readReplyProgram } from "./turn/extract-program.ts";
 export type {
   AgentEvent,
   AgentInput,

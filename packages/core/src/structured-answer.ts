@@ -5,7 +5,7 @@ import {
   interopSafeParse,
   isInteropZodSchema,
 } from "@langchain/core/utils/types";
-import type { JsonSchemaType } from "./json-schema-type.ts";
+import type { JsonSchemaType } from "./tools/json-schema-type.ts";
 
 /**
  * `responseFormat`: the shape a turn's answer must have, as LangChain's createAgent takes it: a zod

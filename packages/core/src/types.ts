@@ -1,7 +1,7 @@
-import type { OutputFile, RefusedOutputFile } from "./code-action/output-files.ts";
+import type { RunUsage } from "./budget/usage.ts";
 import type { CallLogEntry } from "./durable/call-log.ts";
 import type { PendingCall, RunState } from "./durable/run-state.ts";
-import type { RunUsage } from "./tracing/usage.ts";
+import type { OutputFile, RefusedOutputFile } from "./output/output-files.ts";
 /** What an approval hook sees for every bridged or tool-loop call. */
 export type ApprovalRequest = {
   tool: string;

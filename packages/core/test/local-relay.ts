@@ -4,13 +4,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RelayProcess } from "../src/bridge/host-bridge.ts";
-import { relayCommand } from "../src/code-action/relay-process.ts";
-import {
-  type ProgramRun,
-  type RunProgramOverOptions,
-  runProgramOver,
-} from "../src/code-action/run-program.ts";
-import type { ToolSpec } from "../src/tool-spec.ts";
+import { relayCommand } from "../src/program/relay-process.ts";
+import { type ProgramRun, type RunProgramOverOptions, runProgramOver } from "../src/program/run-program.ts";
+import type { ToolSpec } from "../src/tools/tool-spec.ts";
 
 /**
  * The relay run by this machine's python3 as a child process over pipes: the same stdin, stdout,

@@ -3,7 +3,7 @@ import { tool } from "@langchain/core/tools";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildAgent, ConfigError } from "../src/index.ts";
-import { loadModel } from "../src/model.ts";
+import { loadModel } from "../src/model/model.ts";
 import { startAnthropicFixture } from "../src/testing/index.ts";
 
 const saved = { ...process.env };

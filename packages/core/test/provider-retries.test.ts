@@ -1,6 +1,6 @@
 import { HumanMessage } from "@langchain/core/messages";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { loadModel } from "../src/model.ts";
+import { loadModel } from "../src/model/model.ts";
 import { type OpenAIFixture, startOpenAIFixture } from "../src/testing/index.ts";
 import { settled } from "./fake-clock.ts";
 

@@ -1,4 +1,4 @@
-import { defaultOutputFileLimits } from "../src/code-action/output-files.ts";
+import { defaultOutputFileLimits } from "../src/output/output-files.ts";
 
 /** A sandbox that counts the containers asked for and refuses to make any. */
 export function countingSandbox() {

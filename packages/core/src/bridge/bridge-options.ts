@@ -1,5 +1,5 @@
 import type { Logger } from "pino";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { AgentEvent, ApprovalHook, OutputBytes, ToolCallRecord } from "../types.ts";
 
 // The bridge's options, outcome and defaults: what runBridge (host-bridge.ts) takes and gives.

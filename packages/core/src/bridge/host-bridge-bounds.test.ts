@@ -1,7 +1,7 @@
 import { describe, expect, test, vi } from "vitest";
 import { countedItems, echoTool, runLocally } from "../../test/local-relay.ts";
-import { renderStubsModule } from "../code-action/python-stubs.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import { renderStubsModule } from "../prompt/python-stubs.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import { previewCharacters } from "./bounded-value.ts";
 
 // What the host keeps for a run stays bounded whatever the program sends: records keep previews and

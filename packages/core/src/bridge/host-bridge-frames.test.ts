@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, test } from "vitest";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import { encodeFrame, encodeHeaderFrame, FrameDecoder, hostFrame } from "./frames.ts";
 import { type BridgeOptions, type RelayProcess, runBridge } from "./host-bridge.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { echoTool, isRunning, runLocally } from "../../test/local-relay.ts";
-import { renderStubsModule } from "../code-action/python-stubs.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import { renderStubsModule } from "../prompt/python-stubs.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 
 /** A tool named `fail` that always throws `message`. */
 function failingTool(message: string): ToolSpec {

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { echoTool, isRunning, startLocalRelay } from "../../test/local-relay.ts";
-import { renderStubsModule } from "../code-action/python-stubs.ts";
-import { runProgramOver } from "../code-action/run-program.ts";
+import { runProgramOver } from "../program/run-program.ts";
+import { renderStubsModule } from "../prompt/python-stubs.ts";
 
 // A kept interpreter (the start frame's "keep"): several programs over one relay and one
 // interpreter, each a step with its own output, exit and calls; the relay run locally (protocol only).

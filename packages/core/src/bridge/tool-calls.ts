@@ -1,10 +1,10 @@
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tool-spec.ts";
-import { encodeToolValue } from "../tool-value.ts";
-import { jsonBytesAtLeast } from "../tool-value-size.ts";
+import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tools/tool-spec.ts";
+import { encodeToolValue } from "../tools/tool-value.ts";
+import { jsonBytesAtLeast } from "../tools/tool-value-size.ts";
+import { describeUnknownKeys, findUnknownKeys } from "../tools/unknown-keys.ts";
 import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
-import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 import { type KeptValue, keepMessage, keepValue, keptCharacters, keptFields } from "./bounded-value.ts";
 import { EncodedToolResult } from "./encoded-tool-result.ts";
 import { headerFrameParts, hostFrame } from "./frames.ts";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { echoTool, runLocally } from "../../test/local-relay.ts";
-import { renderStubsModule } from "../code-action/python-stubs.ts";
 import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import { renderStubsModule } from "../prompt/python-stubs.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { ApprovalHook } from "../types.ts";
 import { CallGate, type CallGateOptions, type GateStop } from "./call-gate.ts";
 import type { CallLogEntry } from "./call-log.ts";

@@ -2,9 +2,9 @@ import { EncodedToolResult } from "../bridge/encoded-tool-result.ts";
 import { denialOf, errorMessage, resultTooLarge } from "../bridge/tool-calls.ts";
 import type { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
 import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
-import type { ToolSpec } from "../tool-spec.ts";
-import { encodeToolValue } from "../tool-value.ts";
-import { jsonBytesAtLeast } from "../tool-value-size.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
+import { encodeToolValue } from "../tools/tool-value.ts";
+import { jsonBytesAtLeast } from "../tools/tool-value-size.ts";
 import type { ApprovalHook, ApprovalRequest } from "../types.ts";
 import {
   type CallEnding,

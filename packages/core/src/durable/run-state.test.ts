@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
-import { checkResumable } from "./resume-turn.ts";
+import { checkResumable } from "../turn/resume-turn.ts";
 import { checkDecisionFits, pendingArgsDigest, type RunState, signState, verifyState } from "./run-state.ts";
 
 const secret = "a-resume-secret-of-32-characters";

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
 import { ResumeStateError } from "../errors/resume-state-error.ts";
-import type { HistoryEntry } from "../steps/history.ts";
 import type { CallLogEntry } from "./call-log.ts";
 import { canonicalJson, hmacHex, sha256Hex } from "./canonical-json.ts";
+import type { HistoryEntry } from "./history.ts";
 
 /** The call an approval hook answered "interrupt" for: not made; it gets the decision on resume. */
 export type PendingCall = {

@@ -1,4 +1,4 @@
-import type { BudgetLimit, RunUsage } from "../tracing/usage.ts";
+import type { BudgetLimit, RunUsage } from "../budget/usage.ts";
 import { CodeActionError } from "./code-action-error.ts";
 
 const code = "budget-exceeded";

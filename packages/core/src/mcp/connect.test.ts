@@ -10,7 +10,7 @@ import { type HttpFixtureServer, startHttpFixtureServer } from "../../test/fixtu
 import { isRunning } from "../../test/helpers.ts";
 import { McpServerError } from "../errors/mcp-server-error.ts";
 import { McpToolError } from "../errors/mcp-tool-error.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import { type ConnectedServers, connectServers, type ServerSpec } from "./connect.ts";
 
 const stdioFixture = fileURLToPath(new URL("../../test/fixtures/mcp-stdio-server.ts", import.meta.url));

@@ -8,7 +8,7 @@ import { type CallToolResult, ErrorCode, McpError, type Tool } from "@modelconte
 import type { Logger } from "pino";
 import { McpServerError } from "../errors/mcp-server-error.ts";
 import { McpToolError } from "../errors/mcp-tool-error.ts";
-import type { JsonSchema, ToolCallContext, ToolSpec } from "../tool-spec.ts";
+import type { JsonSchema, ToolCallContext, ToolSpec } from "../tools/tool-spec.ts";
 import { traceMcpCall } from "../tracing/tool-spans.ts";
 import { errorText, mapToolResult } from "./map-tool-result.ts";
 import { resolveToolNames } from "./resolve-tool-names.ts";

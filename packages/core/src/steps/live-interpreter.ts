@@ -1,7 +1,7 @@
 import type { SandboxSession } from "@codeaction/sandbox";
 import type { RelayProcess } from "../bridge/host-bridge.ts";
-import { spawnRelay } from "../code-action/relay-process.ts";
-import { type ProgramRun, type RunProgramOptions, runProgram } from "../code-action/run-program.ts";
+import { spawnRelay } from "../program/relay-process.ts";
+import { type ProgramRun, type RunProgramOptions, runProgram } from "../program/run-program.ts";
 
 /**
  * One container and one relay whose interpreter outlives its programs: each `run()` is a step in

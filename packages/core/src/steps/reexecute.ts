@@ -1,10 +1,10 @@
 import { bridgeDefaults } from "../bridge/bridge-options.ts";
-import type { TurnContext } from "../code-action/turn-context.ts";
 import { CallGate, type GateStop } from "../durable/call-gate.ts";
 import type { CallLogEntry } from "../durable/call-log.ts";
 import { seededStubs } from "../durable/determinism.ts";
-import type { ToolSpec } from "../tool-spec.ts";
-import type { HistoryEntry } from "./history.ts";
+import type { HistoryEntry } from "../durable/history.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
+import type { TurnContext } from "../turn/turn-context.ts";
 import type { LiveInterpreter } from "./live-interpreter.ts";
 
 /** What re-executing a history needs: the tools (never called), the stubs as first run, the limits. */

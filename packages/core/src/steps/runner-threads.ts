@@ -1,6 +1,6 @@
 import type { SandboxSession } from "@codeaction/sandbox";
-import type { ProgramRun } from "../code-action/run-program.ts";
 import { ThreadError } from "../errors/thread-error.ts";
+import type { ProgramRun } from "../program/run-program.ts";
 import { LiveInterpreter } from "./live-interpreter.ts";
 
 /** A program runner's thread settings (createProgramRunner's `threads`). */

@@ -1,11 +1,11 @@
 import type { Logger } from "pino";
-import { createSessionFor, placeDataFilesFor } from "../code-action/attempt-container.ts";
-import { spawnRelay } from "../code-action/relay-process.ts";
-import type { ProgramRun } from "../code-action/run-program.ts";
-import { type TurnContext, trackCleanup } from "../code-action/turn-context.ts";
 import type { CallLogEntry } from "../durable/call-log.ts";
+import type { HistoryEntry } from "../durable/history.ts";
+import { spawnRelay } from "../program/relay-process.ts";
+import type { ProgramRun } from "../program/run-program.ts";
+import { createSessionFor, placeDataFilesFor } from "../turn/attempt-container.ts";
+import { type TurnContext, trackCleanup } from "../turn/turn-context.ts";
 import type { Attempt } from "../types.ts";
-import type { HistoryEntry } from "./history.ts";
 import { LiveInterpreter } from "./live-interpreter.ts";
 import { reexecute } from "./reexecute.ts";
 

@@ -1,4 +1,4 @@
-import { tail } from "../code-action/prompt.ts";
+import { tail } from "../prompt/prompt.ts";
 
 /** Characters of a step's stdout (its end) the model is shown; stderr shows its last 3,000. */
 export const observationCharacters = 8000;

@@ -1,11 +1,11 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import type { DataFile } from "../code-action/data-files.ts";
 import { canonicalJson, hmacHex } from "../durable/canonical-json.ts";
+import type { HistoryEntry } from "../durable/history.ts";
 import { ThreadError } from "../errors/thread-error.ts";
+import type { DataFile } from "../program/data-files.ts";
 import { maxThreadRecordBytes, type ThreadStore } from "./file-thread-store.ts";
-import type { HistoryEntry } from "./history.ts";
 import { StepSpace } from "./step-space.ts";
 
 /** A thread's history as stored: signed (HMAC-SHA256 of its canonical JSON) with the agent's resumeSecret. */

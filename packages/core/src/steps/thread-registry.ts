@@ -1,6 +1,6 @@
 import type { Logger } from "pino";
-import type { TurnContext } from "../code-action/turn-context.ts";
 import { ThreadError } from "../errors/thread-error.ts";
+import type { TurnContext } from "../turn/turn-context.ts";
 import { StepSpace } from "./step-space.ts";
 import type { ThreadStoreAccess } from "./thread-records.ts";
 

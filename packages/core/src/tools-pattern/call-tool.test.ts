@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import { callTool } from "./call-tool.ts";
 
 function toolReturning(value: unknown): ToolSpec {

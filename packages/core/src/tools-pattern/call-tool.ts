@@ -1,9 +1,9 @@
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tool-spec.ts";
-import { encodeToolValue } from "../tool-value.ts";
+import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tools/tool-spec.ts";
+import { encodeToolValue } from "../tools/tool-value.ts";
+import { describeUnknownKeys, findUnknownKeys } from "../tools/unknown-keys.ts";
 import type { ApprovalHook, ApprovalRequest, ToolCallRecord } from "../types.ts";
-import { describeUnknownKeys, findUnknownKeys } from "../unknown-keys.ts";
 
 /** What one tool call gives back: the record, and the text the model reads. */
 export type ToolCallOutcome = { record: ToolCallRecord; content: string };

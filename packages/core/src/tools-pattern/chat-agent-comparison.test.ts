@@ -2,8 +2,8 @@ import { HumanMessage, ToolMessage } from "@langchain/core/messages";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { createLoadOrders, type Order } from "../../test/helpers.ts";
-import { fromLangChainTool } from "../from-langchain.ts";
 import { ScriptedChatModel } from "../testing/index.ts";
+import { fromLangChainTool } from "../tools/from-langchain.ts";
 import type { AgentResult } from "../types.ts";
 import { createToolsRunner } from "./runner.ts";
 

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { MaxIterationsError } from "../errors/max-iterations-error.ts";
 import { ToolCallingUnsupportedError } from "../errors/tool-calling-unsupported-error.ts";
 import { ScriptedChatModel, type ScriptedReply } from "../testing/index.ts";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { AgentEvent, AgentResult, ApprovalHook } from "../types.ts";
 import { createToolsRunner } from "./runner.ts";
 

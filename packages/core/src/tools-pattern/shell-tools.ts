@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import type { SandboxConfig, SandboxSession } from "@codeaction/sandbox";
 import { z } from "zod";
 import { ToolInputError } from "../errors/tool-input-error.ts";
-import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
+import type { JsonSchema, ToolSpec } from "../tools/tool-spec.ts";
 import { capOutput, defaultOutputCap } from "./cap-output.ts";
 
 /** What sandbox_exec and sandbox_install_package get back from the session. */

@@ -1,4 +1,4 @@
-import type { JsonSchema, ToolSpec } from "../tool-spec.ts";
+import type { JsonSchema, ToolSpec } from "../tools/tool-spec.ts";
 
 /** The function-calling shape `bindTools` accepts from every provider (OpenAI's format). */
 export type FunctionToolDefinition = {

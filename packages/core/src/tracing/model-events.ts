@@ -1,5 +1,5 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { modelName } from "../model.ts";
+import { modelName } from "../model/model.ts";
 import type { AgentEvent } from "../types.ts";
 import type { StepInfo } from "./run-observer.ts";
 

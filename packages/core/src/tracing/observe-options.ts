@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { type Budget, budgetSchema, type Pricing, pricingSchema } from "../budget/usage.ts";
 import { ConfigError } from "../errors/config-error.ts";
 import type { ObserveOptions } from "./run-observer.ts";
-import { type Budget, budgetSchema, type Pricing, pricingSchema } from "./usage.ts";
 
 /** buildAgent's observability options: budget, pricing, tracing. */
 export type ObserveBuildOptions = {

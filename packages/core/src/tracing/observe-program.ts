@@ -1,5 +1,5 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { ProgramObservation, RunObserver, StepInfo } from "./run-observer.ts";
 import { type ToolCallTracker, trackToolCalls } from "./tool-runs.ts";
 

@@ -1,4 +1,4 @@
-import { underlyingChatModel } from "../model.ts";
+import { underlyingChatModel } from "../model/model.ts";
 
 /**
  * `gen_ai.provider.name` for a chat model, by its LangChain class: the well-known values of the

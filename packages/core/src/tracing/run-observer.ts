@@ -1,12 +1,4 @@
 import type { AIMessage, BaseMessage } from "@langchain/core/messages";
-import { BudgetExceededError } from "../errors/budget-exceeded-error.ts";
-import { ConfigError } from "../errors/config-error.ts";
-import { modelName } from "../model.ts";
-import type { AgentEvent } from "../types.ts";
-import { LiveOutput, type OutputSource } from "./live-output.ts";
-import { findTracer } from "./otel.ts";
-import { providerName } from "./provider-name.ts";
-import { type Attributes, type OpenSpan, RunSpans } from "./run-spans.ts";
 import {
   type Budget,
   type BudgetLimit,
@@ -14,7 +6,15 @@ import {
   type Pricing,
   type RunUsage,
   UsageMeter,
-} from "./usage.ts";
+} from "../budget/usage.ts";
+import { BudgetExceededError } from "../errors/budget-exceeded-error.ts";
+import { ConfigError } from "../errors/config-error.ts";
+import { modelName } from "../model/model.ts";
+import type { AgentEvent } from "../types.ts";
+import { LiveOutput, type OutputSource } from "./live-output.ts";
+import { findTracer } from "./otel.ts";
+import { providerName } from "./provider-name.ts";
+import { type Attributes, type OpenSpan, RunSpans } from "./run-spans.ts";
 
 /** The observability settings of an agent (`buildAgent({ budget, pricing, tracing })`). */
 export type ObserveOptions = {

@@ -1,5 +1,5 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
-import type { ToolSpec } from "../tool-spec.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { AgentEvent } from "../types.ts";
 import type { RunObserver } from "./run-observer.ts";
 import { type ToolTraceParent, traceRefusedCall, traceToolCall } from "./tool-spans.ts";

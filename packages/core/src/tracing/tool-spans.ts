@@ -1,4 +1,4 @@
-import type { ToolCallContext, ToolSpec } from "../tool-spec.ts";
+import type { ToolCallContext, ToolSpec } from "../tools/tool-spec.ts";
 import type { OpenSpan, RunSpans } from "./run-spans.ts";
 
 /** A tool call's span, handed to the tool so its own calls (an MCP request) are its children. */
