@@ -27,6 +27,16 @@ const milestones: [DeskPhase, string][] = [
 ];
 
 /**
+ * The data file scan's own time (ms, from its start to its table: `scanMs` on the "data file
+ * scanned" line), whether or not it was on the critical path; undefined from a CLI that does not log it.
+ */
+export function scanMsOf(stderr: string): number | undefined {
+  const line = stderr.split("\n").findLast((text) => text.includes('"msg":"data file scanned"'));
+  const scanMs = line ? (JSON.parse(line) as { scanMs?: unknown }).scanMs : undefined;
+  return typeof scanMs === "number" ? scanMs : undefined;
+}
+
+/**
  * Each phase's duration in ms: from the previous milestone (the spawn for the first) to its own,
  * never below 0 (phases that overlap, such as the scan and the container's start, count where
  * they end on the critical path). Throws when a milestone is missing from the debug output.

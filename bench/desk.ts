@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { fenced } from "./agents.ts";
-import { type DeskPhase, phasesOf } from "./desk-breakdown.ts";
+import { type DeskPhase, phasesOf, scanMsOf } from "./desk-breakdown.ts";
 
 const run = promisify(execFile);
 const dataImage = "codeaction/python:3.11-data";
@@ -19,6 +19,8 @@ export type DeskSample = {
   hostPeakKiB: number;
   /** `ask` only: the first question's time phase by phase (desk-breakdown.ts). */
   phasesMs?: Record<DeskPhase, number>;
+  /** `ask` only: the data file scan's own time, overlapping the phases (desk-breakdown.ts). */
+  scanMs?: number;
 };
 export type DeskSamples = {
   rows: number;
@@ -197,7 +199,10 @@ export async function measureDesk(options: {
             programPeakKiB: answer.peakKiB,
             hostPeakKiB: result.peakKiB,
             ...(name.startsWith("ask")
-              ? { phasesMs: phasesOf(result.stderr, result.spawnedAt, result.exitedAt) }
+              ? {
+                  phasesMs: phasesOf(result.stderr, result.spawnedAt, result.exitedAt),
+                  scanMs: scanMsOf(result.stderr) ?? 0,
+                }
               : {}),
           });
         }

@@ -48,6 +48,13 @@ export async function deskSection(context: SectionContext): Promise<void> {
     figure(section, `(j) phase: ${phase}`, of(samples.ask));
     figure(section, `(j0) phase: ${phase}`, of(samples.askCopied));
   }
+  // Its share of the data file checks: the scan for the prompt (the typing sample, the row count).
+  const scans = (list: DeskSample[]) => list.map((sample) => sample.scanMs ?? 0);
+  figure(
+    section,
+    "(j) the data file's scan, its own time (overlaps CLI start and container)",
+    scans(samples.ask),
+  );
   const askProgram = figure(
     section,
     "(j) pandas process peak RSS, in the sandbox",

@@ -16,6 +16,7 @@ import {
   recordEvent,
   terminalSafeJson,
 } from "../run-record.ts";
+import type { AgentSession } from "../session/agent-session.ts";
 import { formatAnswer } from "../terminal/format-answer.ts";
 import type { Progress } from "../terminal/progress.ts";
 import { usageSummary } from "../terminal/run-summary.ts";
@@ -37,6 +38,8 @@ export type AskTurn = {
   started: number;
   /** `codeaction resume`: the kept run this turn continues instead of asking the model. */
   resume?: ResumeRequest | undefined;
+  /** The session whose agent answers: every call to it takes its options (callOptions). */
+  session: Pick<AgentSession, "callOptions">;
 };
 
 /** What a failed model call of this turn is explained with: its tries, its timeout, where it went. */
@@ -78,14 +81,15 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
     turnRunning = true;
     const { resume } = turn;
     if (resume) record.resumed = resumedOf(resume);
+    const callOptions = turn.session.callOptions({ signal: turnAbort.signal });
     const result = resume
-      ? await agent.resume(resume.state, resume.decision, { signal: turnAbort.signal })
+      ? await agent.resume(resume.state, resume.decision, callOptions)
       : await runTurn(agent, request.question, {
           progress,
           context,
           showProgram: request.showProgram,
           verbose: request.verbose,
-          signal: turnAbort.signal,
+          callOptions,
           onEvent: (event) => recordEvent(record, event),
           image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
         });

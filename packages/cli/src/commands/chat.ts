@@ -1,28 +1,26 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
-import type { Agent, AgentResult, BuildAgentOptions } from "@codeaction/core";
+import type { Agent, AgentResult } from "@codeaction/core";
 import { writePrivateFile } from "@codeaction/core/internal";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
-import type { LoadedData } from "../data-files/csv-tools.ts";
-import { dataFileArguments } from "../data-files/data-formats.ts";
-import { scanInThreads } from "../data-files/scan-thread.ts";
+import { type DataFileArgument, dataFileArguments } from "../data-files/data-formats.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { chooseModel, describeModelChoice, modelCallSettings } from "../model-choice.ts";
+import { describeModelChoice, modelCallSettings } from "../model-choice.ts";
 import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
-import { loadModel } from "../model-load.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
 import { type RunRecord, recordEvent } from "../run-record.ts";
-import { serverCommandLines, serverSpecs } from "../server-options.ts";
+import { type AgentSession, openAgentSession } from "../session/agent-session.ts";
+import { planAgentSession, type SessionPlan } from "../session/session-plan.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
-import { createProgress, describeCopy } from "../terminal/progress.ts";
+import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
 import { keepWaitingTurn, type SessionApproval, sessionApprovalFor } from "./chat-approval.ts";
-import { modelTimeoutOption, preimportFor, questionOptions, retriesOption } from "./question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -79,73 +77,80 @@ export async function chatCommand(args: string[], context: CliContext): Promise<
   const format: AnswerFormat =
     choiceOption(command, "format", values.format, answerFormats) ??
     (context.stdout.isTTY ? "table" : "text");
-  const servers = await serverSpecs(values.server ?? [], command, context.cwd);
-  const modelChoice = await chooseModel({
-    model: values.model,
-    replay: values.replay,
-    env: context.env,
-    cwd: context.cwd,
-  });
+  const plan = await planAgentSession(values, context, { command });
   const files = dataFileArguments({ csv: values.csv, file: values.file }, context.cwd);
-  // The files are scanned in worker threads while LangChain loads here.
-  const scans = scanInThreads(files);
-  const [{ buildAgent }, { loadDataFiles }] = await Promise.all([
-    import("@codeaction/core"),
-    import("../data-files/csv-tools.ts"),
-  ]);
   const quiet = values.quiet === true;
   const progress = createProgress({ stream: context.stderr, quiet });
-  if (!quiet) progress.note(describeModelChoice(modelChoice));
-  const csv = await loadDataFiles(files, progress, { sandbox: true, scans });
+  if (!quiet) progress.note(describeModelChoice(plan.modelChoice));
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
-  progress.update("checking the Docker sandbox");
-  const modelCall = modelCallSettings(modelChoice, {
-    retries: retriesOption(command, values.retries),
-    timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
-    model: values.model,
-  });
-  const onRetry = (line: string) => context.stderr.write(`codeaction: ${line}\n`);
-  const model = await loadModel(modelChoice, { ...modelCall, onRetry, env: context.env, wait: context.wait });
-  const approval = chatApproval(values, context, {
-    model: modelChoice,
-    pattern: "code-action",
-    image,
-    tables: csv.tables,
-    toolNames: csv.tools.map((tool) => tool.name),
-    servers: serverCommandLines(values.server ?? [], servers),
-  });
-  const agent = await buildAgentOrDispose(csv, () =>
-    buildAgent(chatAgentOptions({ model, csv, servers, image, approval })),
-  );
-  progress.stop();
+  const { session, modelCall } = await openChatSession(plan, { values, context, progress, image, files });
   try {
-    await runSession(agent, { context, format, out: values.out, quiet, modelCall, approval });
+    const approval = chatApproval(values, context, {
+      model: plan.modelChoice,
+      pattern: "code-action",
+      image,
+      tables: session.data.tables,
+      toolNames: session.data.tools.map((tool) => tool.name),
+      servers: plan.serverLines,
+    });
+    const agent = await session.build(approval?.agentOptions);
+    progress.stop();
+    await runSession(agent, {
+      context,
+      format,
+      out: values.out,
+      quiet,
+      modelCall,
+      approval,
+      agentSession: session,
+    });
   } finally {
-    await agent.close().catch(() => undefined);
-    await csv.close();
+    await session.close();
   }
   return 0;
 }
 
-/** The session's code-action agent: the data files' tools, the servers, the image, the approval. */
-function chatAgentOptions(parts: {
-  model: BuildAgentOptions["model"];
-  csv: LoadedData;
-  servers: Awaited<ReturnType<typeof serverSpecs>>;
-  image: string;
-  approval: SessionApproval | undefined;
-}): BuildAgentOptions {
-  const { model, csv, servers, image, approval } = parts;
-  return {
-    model,
+/**
+ * The chat's agent session (a warm pool for its many questions). The model call's settings are
+ * read once the data is in: their usage errors come after the data files' own.
+ */
+async function openChatSession(
+  plan: SessionPlan,
+  options: {
+    values: ChatValues;
+    context: CliContext;
+    progress: Progress;
+    image: string;
+    files: DataFileArgument[];
+  },
+): Promise<{ session: AgentSession; modelCall: ModelCallSettings }> {
+  const { values, context, progress, image, files } = options;
+  const command = "chat";
+  const readModelCall = () =>
+    modelCallSettings(plan.modelChoice, {
+      retries: retriesOption(command, values.retries),
+      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+      model: values.model,
+    });
+  let modelCall: ModelCallSettings | undefined;
+  const session = await openAgentSession(plan, context, {
     pattern: "code-action",
-    extraTools: csv.tools,
-    ...(Object.keys(servers).length > 0 ? { servers } : {}),
-    sandbox: { network: "none", image },
-    codeAction: { dataFiles: csv.sandboxFiles, preimport: preimportFor(image) },
-    ...approval?.agentOptions,
-  };
+    image,
+    files,
+    questions: "many",
+    progress,
+    modelCall: () => {
+      progress.update("checking the Docker sandbox");
+      modelCall = readModelCall();
+      return modelCall;
+    },
+    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
+    modelLoad: "after-data",
+  });
+  return { session, modelCall: modelCall ?? readModelCall() };
 }
+
+type ChatValues = ReturnType<typeof parseCommandArguments<typeof chatOptions>>["values"];
 
 /** --approve: the session's approval; a turn answered "later" goes to --journal (or the default). */
 function chatApproval(
@@ -181,15 +186,6 @@ function checkChatArguments(
   }
 }
 
-async function buildAgentOrDispose(data: LoadedData, build: () => Promise<Agent>): Promise<Agent> {
-  try {
-    return await build();
-  } catch (error) {
-    await data.close();
-    throw error;
-  }
-}
-
 type Session = {
   agent: Agent;
   context: CliContext;
@@ -204,6 +200,8 @@ type Session = {
   cancel?: () => void;
   /** --approve: the approval, and the record a turn answered "later" is kept with. */
   approval?: SessionApproval;
+  /** Where the agent comes from; every call to it takes its options. */
+  agentSession: AgentSession;
 };
 
 async function runSession(
@@ -215,6 +213,7 @@ async function runSession(
     quiet: boolean;
     modelCall: ModelCallSettings;
     approval: Session["approval"];
+    agentSession: AgentSession;
   },
 ): Promise<void> {
   const { context } = options;
@@ -308,7 +307,10 @@ async function askInSession(session: Session, question: string): Promise<void> {
   };
   try {
     progress.update("waiting for the model");
-    const events = await session.agent.stream({ messages }, { signal: abort.signal });
+    const events = await session.agent.stream(
+      { messages },
+      session.agentSession.callOptions({ signal: abort.signal }),
+    );
     for await (const event of events) {
       if (record) recordEvent(record, event);
       if (event.type === "program-start") {

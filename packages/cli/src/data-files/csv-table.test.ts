@@ -215,6 +215,22 @@ describe("a file bigger than the typing sample", () => {
     expect(table.textBytes / whole.textBytes).toBeLessThan(1.25);
   });
 
+  it("with rowCount estimated, reads nothing past the sample: the rest is estimated from its bytes per row, and says about", async () => {
+    // Rows of one width, then a tail of rows twice as long: a count by lines would see them all.
+    const rows = Array.from({ length: 1000 }, (_, index) => `${String(index).padStart(6, "0")},x`);
+    const tail = Array.from({ length: 100 }, (_, index) => `${String(index).padStart(14, "0")},y`);
+    const path = await csvFile("estimated.csv", `id,flag\n${[...rows, ...tail].join("\n")}\n`);
+    const counted = await scanCsv(path, { sampleBytes: 512 });
+    const estimated = await scanCsv(path, { sampleBytes: 512, rowCount: "estimated" });
+    expect(counted.rowCount).toBe(1100);
+    expect(counted.sample?.rowCountEstimated).toBe(false);
+    // 1000 rows of 9 bytes and 100 of 17: the sample's 9 bytes a row make (9000 + 1700) / 9 rows.
+    expect(estimated.rowCount).toBe(Math.round((9000 + 1700) / 9));
+    expect(estimated.sample?.rowCountEstimated).toBe(true);
+    expect(estimated.columns).toEqual(counted.columns);
+    expect(describeTable(estimated)).toContain(`(about ${estimated.rowCount.toLocaleString("en-US")} rows)`);
+  });
+
   it("counts lines with content from a byte offset: LF, CRLF, blank lines, no final line break", async () => {
     const path = await csvFile("lines.txt", "skip\na\r\n\r\nb\n\nc");
     expect(await countLines(path, 0)).toBe(4);

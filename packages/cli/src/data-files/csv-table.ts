@@ -63,6 +63,13 @@ export type ScanOptions = {
   onProgress?: (progress: ScanProgress) => void;
   /** Bytes of a CSV, TSV or JSON Lines file (of a parquet file's text) typed before the rest is only counted (default typingSampleBytes). */
   sampleBytes?: number;
+  /**
+   * How the rows past a CSV, TSV or JSON Lines file's typing sample are found: "counted" by line
+   * breaks (the default: one pass over the rest of the file), or "estimated" from the sample's bytes
+   * per row, reading nothing past the sample (the CLI's scans: the prompt then waits for the head
+   * of a file only, whatever its size; the count says "about").
+   */
+  rowCount?: "counted" | "estimated";
 };
 
 /**
@@ -91,6 +98,7 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
   let scan: ColumnScan | undefined;
   let keys: string[] = [];
   let sampleEnd: number | undefined;
+  let headerEnd = 0;
   let totalRows: number | undefined;
   const records = readRecords({ file, format, delimiter }, sampled ? { sampleBytes } : {});
   for await (const { record, bytesRead, endByte, ...header } of records) {
@@ -98,6 +106,7 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
       keys = record;
       scan = new ColumnScan(headerNames(record, file), header.declaredTypes);
       totalRows = header.totalRows;
+      headerEnd = endByte ?? 0;
       continue;
     }
     scan.add(record);
@@ -113,7 +122,9 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     }
   }
   if (!scan || scan.header.length === 0) throw emptyFile(file);
-  const typingSample = await endSample(scan, { file, format, sampleEnd, totalRows });
+  const rest =
+    options.rowCount === "estimated" ? { estimate: { headerEnd, sizeBytes } } : { countFrom: file };
+  const typingSample = await endSample(scan, { format, sampleEnd, totalRows, ...rest });
   options.onProgress?.({ rows: scan.rowCount, bytesRead: sizeBytes, totalBytes: sizeBytes });
   return {
     file,
@@ -131,25 +142,42 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
 
 /**
  * The typing sample a scan stopped at, if it stopped before the end: the scan's row count becomes
- * the file's (counted by lines after `sampleEnd`, or a parquet file's `totalRows`) and its text
- * size the sample's text per row times the rows.
+ * the file's (counted by lines after `sampleEnd` in `countFrom`, or estimated from the sample's
+ * bytes per row, or a parquet file's `totalRows`) and its text size the sample's text per row
+ * times the rows.
  */
 async function endSample(
   scan: ColumnScan,
-  stop: { file: string; format: DataFormat; sampleEnd: number | undefined; totalRows: number | undefined },
+  stop: {
+    format: DataFormat;
+    sampleEnd: number | undefined;
+    totalRows: number | undefined;
+  } & ({ countFrom: string } | { estimate: { headerEnd: number; sizeBytes: number } }),
 ): Promise<TypingSample | undefined> {
   let sample: TypingSample | undefined;
   if (stop.sampleEnd !== undefined) {
     // A JSON string holds a line break only escaped: a JSON Lines file's count is exact.
-    const estimated = stop.format !== "jsonl" && scan.sawLineBreak;
+    const estimated = "estimate" in stop || (stop.format !== "jsonl" && scan.sawLineBreak);
     sample = { rows: scan.rowCount, bytes: stop.sampleEnd, rowCountEstimated: estimated };
-    scan.rowCount += await countLines(stop.file, stop.sampleEnd);
+    scan.rowCount +=
+      "estimate" in stop
+        ? estimatedRows(scan.rowCount, { ...stop.estimate, sampleEnd: stop.sampleEnd })
+        : await countLines(stop.countFrom, stop.sampleEnd);
   } else if (stop.totalRows !== undefined && scan.rowCount < stop.totalRows) {
     sample = { rows: scan.rowCount, bytes: scan.textBytes, rowCountEstimated: false };
     scan.rowCount = stop.totalRows;
   }
   if (sample && sample.rows > 0) scan.textBytes = Math.round((scan.textBytes / sample.rows) * scan.rowCount);
   return sample;
+}
+
+/** The rows after a typing sample of `rows` rows, at the sample's bytes per row (the header's aside). */
+function estimatedRows(
+  rows: number,
+  sample: { headerEnd: number; sampleEnd: number; sizeBytes: number },
+): number {
+  const bytesPerRow = (sample.sampleEnd - sample.headerEnd) / Math.max(1, rows);
+  return Math.round((sample.sizeBytes - sample.sampleEnd) / Math.max(1, bytesPerRow));
 }
 
 /**

@@ -6,7 +6,7 @@ import { Worker } from "node:worker_threads";
 import { workerEnvironment } from "@codeaction/sandbox/prelaunch";
 import { cliAssets } from "../cli-assets.ts";
 import { CsvInputError } from "../errors/csv-input-error.ts";
-import type { CsvTable, ScanProgress } from "./csv-table.ts";
+import type { CsvTable, ScanOptions, ScanProgress } from "./csv-table.ts";
 import type { DataFileArgument } from "./data-formats.ts";
 
 /**
@@ -17,7 +17,10 @@ import type { DataFileArgument } from "./data-formats.ts";
 export const scanWorkerHeapMebibytes = 384;
 
 /** What the worker is given. */
-export type ScanRequest = DataFileArgument & { file: string };
+export type ScanRequest = DataFileArgument & { file: string; rowCount: RowCount };
+
+/** How a scan finds the rows past its typing sample (ScanOptions.rowCount). */
+type RowCount = NonNullable<ScanOptions["rowCount"]>;
 
 /** What the worker says. */
 export type ScanReport =
@@ -36,6 +39,8 @@ export type ScanJob = {
   readonly scannedIn: "worker" | "this thread" | undefined;
   /** The worker's entry module (cli-assets.ts: the bundle's own in the command), once a worker started. */
   readonly workerEntry: string | undefined;
+  /** How long the scan took, from its start to its table (or its failure), once settled. */
+  readonly durationMs: number | undefined;
 };
 
 /**
@@ -44,20 +49,30 @@ export type ScanJob = {
  */
 export function scanInThreads(
   files: DataFileArgument[],
-  options: { heapMebibytes?: number } = {},
+  options: { heapMebibytes?: number; rowCount?: RowCount } = {},
 ): ScanJob[] {
-  return files.map((file) => scanInThread(file, options.heapMebibytes ?? scanWorkerHeapMebibytes));
+  const heapMebibytes = options.heapMebibytes ?? scanWorkerHeapMebibytes;
+  return files.map((file) => scanInThread(file, { heapMebibytes, rowCount: options.rowCount ?? "counted" }));
 }
 
-function scanInThread(file: DataFileArgument, heapMebibytes: number): ScanJob {
+function scanInThread(
+  file: DataFileArgument,
+  settings: Omit<ScanPlace, "scannedIn" | "workerEntry">,
+): ScanJob {
   let latest: ScanProgress | undefined;
   let listener: ((progress: ScanProgress) => void) | undefined;
   const onProgress = (progress: ScanProgress) => {
     latest = progress;
     listener?.(progress);
   };
-  const where: ScanPlace = { scannedIn: undefined, workerEntry: undefined, heapMebibytes };
+  const where: ScanPlace = { scannedIn: undefined, workerEntry: undefined, ...settings };
+  const started = performance.now();
+  let durationMs: number | undefined;
   const table = scanTable(file, onProgress, where);
+  const settle = () => {
+    durationMs = Math.round(performance.now() - started);
+  };
+  table.then(settle, settle);
   // A command that fails before it reads the table must not die of an unhandled rejection.
   table.catch(() => undefined);
   return {
@@ -68,6 +83,9 @@ function scanInThread(file: DataFileArgument, heapMebibytes: number): ScanJob {
     },
     get workerEntry() {
       return where.workerEntry;
+    },
+    get durationMs() {
+      return durationMs;
     },
     listen(onProgressHeard) {
       listener = onProgressHeard;
@@ -82,6 +100,7 @@ type ScanPlace = {
   workerEntry: string | undefined;
   /** The worker's heap limit (V8's old generation). */
   readonly heapMebibytes: number;
+  readonly rowCount: RowCount;
 };
 
 /** The file's table, scanned in a worker of its own; in this thread when no worker starts or one dies. */
@@ -95,7 +114,9 @@ function scanTable(
     const inThisThread = () => {
       where.scannedIn = "this thread";
       import("./csv-table.ts")
-        .then(({ scanCsv }) => scanCsv(file.path, { format: file.format, onProgress }))
+        .then(({ scanCsv }) =>
+          scanCsv(file.path, { format: file.format, onProgress, rowCount: where.rowCount }),
+        )
         .then(resolve, reject);
     };
     // Outside the try: a package without its worker entry is broken, not a reason to scan here
@@ -104,7 +125,7 @@ function scanTable(
     let worker: Worker;
     try {
       worker = new Worker(workerFile, {
-        workerData: { ...file, file: file.path } satisfies ScanRequest,
+        workerData: { ...file, file: file.path, rowCount: where.rowCount } satisfies ScanRequest,
         env: workerEnvironment(),
         resourceLimits: { maxOldGenerationSizeMb: where.heapMebibytes, maxYoungGenerationSizeMb: 32 },
       });

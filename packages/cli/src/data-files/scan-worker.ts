@@ -10,6 +10,7 @@ const report = (message: ScanReport) => parentPort?.postMessage(message);
 
 scanCsv(request.file, {
   format: request.format,
+  rowCount: request.rowCount,
   onProgress: (progress) => report({ type: "progress", progress }),
 }).then(
   (table) => report({ type: "table", table }),

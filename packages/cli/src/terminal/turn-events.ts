@@ -1,5 +1,6 @@
 // A turn's events on the terminal: the progress line and, with --show-program, the trace on stderr.
 import type { Agent, AgentEvent, AgentResult } from "@codeaction/core";
+import type { RunnableConfig } from "@langchain/core/runnables";
 import type { CliContext } from "../context.ts";
 import { describeAttemptFailure } from "./describe-attempt-failure.ts";
 import { escapeForTerminal } from "./escape-for-terminal.ts";
@@ -15,7 +16,8 @@ export async function runTurn(
     context: CliContext;
     showProgram: boolean;
     verbose: boolean;
-    signal?: AbortSignal;
+    /** The options of the agent's call (AgentSession.callOptions: the signal, later the thread). */
+    callOptions: Partial<RunnableConfig>;
     onEvent?: (event: AgentEvent) => void;
     image: string;
   },
@@ -23,10 +25,7 @@ export async function runTurn(
   options.progress.update("waiting for the model");
   // Each attempt's stderr, for the line that says why it failed.
   const stderrTails = new Map<string, string>();
-  const events = await agent.stream(
-    { messages: [{ role: "user", content: question }] },
-    options.signal ? { signal: options.signal } : {},
-  );
+  const events = await agent.stream({ messages: [{ role: "user", content: question }] }, options.callOptions);
   for await (const event of events) {
     if (event.type === "answer") return event.result;
     options.onEvent?.(event);

@@ -5,17 +5,15 @@ import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../../arguments.ts";
 import type { CliContext } from "../../context.ts";
 import { dataFileArguments, supportedExtensions } from "../../data-files/data-formats.ts";
-import { scanInThreads } from "../../data-files/scan-thread.ts";
 import { UsageError } from "../../errors/usage-error.ts";
 import { defaultJournalPath } from "../../journal/append.ts";
 import { createToken } from "../../listener/http-token.ts";
-import { chooseModel, describeModelChoice } from "../../model-choice.ts";
-import { loadModel } from "../../model-load.ts";
-import { serverCommandLines, serverSpecs } from "../../server-options.ts";
+import { describeModelChoice } from "../../model-choice.ts";
+import { buildSession, openAgentSession, reopenWithFiles } from "../../session/agent-session.ts";
+import { planAgentSession } from "../../session/session-plan.ts";
 import { createProgress } from "../../terminal/progress.ts";
 import { untilStopped } from "../../until-stopped.ts";
 import { modelTimeoutOption, questionOptions, retriesOption } from "../question-options.ts";
-import { deskAgentBuilder } from "./desk-agent.ts";
 import { describeError, isSandboxProblem } from "./desk-errors.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
@@ -90,56 +88,53 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
     context.stderr.write("codeaction desk: the process that started it has ended; stopping\n");
   }
   await listener.close();
-  await session.built?.agent.close().catch(() => undefined);
-  await session.built?.data.close();
+  await session.built?.close();
   return 0;
 }
 
 type DeskValues = ReturnType<typeof parseCommandArguments<typeof deskOptions>>["values"];
 
-/** The data files, the model and the agent (as chat builds it): the desk's one session. */
+/** The data files, the model and the agent (an agent session, as chat's): the desk's one session. */
 async function openSession(values: DeskValues, context: CliContext): Promise<DeskSession> {
+  const command = "desk";
   const uploadFolder = resolve(context.cwd, values.uploads ?? defaultUploadFolder);
   const files = await deskDataFiles(values, context.cwd, uploadFolder);
-  const servers = await serverSpecs(values.server ?? [], "desk", context.cwd);
-  const modelChoice = await chooseModel({
-    model: values.model,
-    replay: values.replay,
-    env: context.env,
-    cwd: context.cwd,
-  });
-  const scans = scanInThreads(files);
+  const plan = await planAgentSession(values, context, { command });
   const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
-  progress.note(describeModelChoice(modelChoice));
+  progress.note(describeModelChoice(plan.modelChoice));
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
-  const model = await loadModel(modelChoice, {
-    retries: retriesOption("desk", values.retries),
-    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
-    env: context.env,
-    wait: context.wait,
-    timeoutSeconds: modelTimeoutOption("desk", values["model-timeout"]),
-  });
-  const buildAgent = deskAgentBuilder({
-    model,
-    servers,
+  const opened = await openAgentSession(plan, context, {
+    pattern: "code-action",
     image,
-    quietProgress: createProgress({ stream: context.stderr, quiet: true }),
+    files,
+    questions: "many",
+    progress,
+    modelCall: () => ({
+      retries: retriesOption(command, values.retries),
+      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+    }),
+    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
+    modelLoad: "before-data",
   });
-  const built = await buildAgent(files, { progress, scans }).catch((error: unknown) => {
+  const built = await buildSession(opened).catch((error: unknown) => {
     if (!isSandboxProblem(error)) throw error;
     // The page still opens: each question shows this with its fix, and tries again.
     context.stderr.write(`codeaction desk: the sandbox cannot start yet: ${describeError(error).message}\n`);
     return undefined;
   });
   progress.stop();
+  // The desk's agents share the session's model (a replay goes on with its next reply), servers and
+  // image; each is built over the data files given: again after an upload, or after a failed start.
+  const quietProgress = createProgress({ stream: context.stderr, quiet: true });
   return {
     built,
     files,
-    buildAgent,
+    buildAgent: (rebuiltFiles) =>
+      reopenWithFiles(opened, context, { files: rebuiltFiles, progress: quietProgress }),
     uploadFolder,
-    modelChoice,
+    modelChoice: plan.modelChoice,
     image,
-    servers: serverCommandLines(values.server ?? [], servers),
+    servers: plan.serverLines,
     context,
     outRoot: resolve(context.cwd, values.out ?? "codeaction-out"),
     journalPath: values["no-journal"]

@@ -13,10 +13,16 @@ import {
   type RunRecord,
   recordEvent,
 } from "../../run-record.ts";
+import type { BuiltSession } from "../../session/agent-session.ts";
 import { parseAnswer } from "../../terminal/format-answer.ts";
-import type { DeskAgent, DeskAgentBuilder } from "./desk-agent.ts";
 import { describeError } from "./desk-errors.ts";
 import { lastErrorLine } from "./desk-failure.ts";
+
+/** The desk's agent session over its data files, its agent built. */
+export type DeskAgent = BuiltSession;
+
+/** Builds the desk's agent session over a list of data files: again after each upload. */
+export type DeskAgentBuilder = (files: DataFileArgument[]) => Promise<DeskAgent>;
 
 /** One message to the page, sent as a Server-Sent Event. */
 export type DeskEvent = { event: string; data: unknown };
@@ -83,7 +89,7 @@ export async function askInDesk(
     send({ event: "progress", data: { text: "waiting for the model" } });
     const events = await built.agent.stream(
       { messages: [...session.messages, { role: "user", content: question }] },
-      options.signal ? { signal: options.signal } : {},
+      built.callOptions({ signal: options.signal }),
     );
     for await (const event of events) {
       if (event.type === "answer") {

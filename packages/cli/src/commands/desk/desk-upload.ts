@@ -192,7 +192,6 @@ async function addFile(session: DeskSession, path: string): Promise<UploadAnswer
   const previous = session.built;
   session.built = built;
   session.files = files;
-  await previous?.agent.close().catch(() => undefined);
-  await previous?.data.close();
+  await previous?.close();
   return { status: 200, body: { name: path.split("/").at(-1) ?? path } };
 }
