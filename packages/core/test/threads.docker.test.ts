@@ -99,6 +99,18 @@ describe("threads: state kept between questions (real containers)", () => {
     );
   });
 
+  it("with maxSteps 1 a thread's program without a RESULT line is repaired, not a step", async () => {
+    await withThreads(
+      ["x = 1\nprint('no result')", "print('RESULT:', x)"],
+      { codeAction: { maxRepairs: 1 } },
+      async (agent) => {
+        const result = await on(agent, "R");
+        expect(result.answer).toBe("1");
+        expect(result.attempts.map((attempt) => attempt.status)).toEqual(["no-result", "ok"]);
+      },
+    );
+  });
+
   it("an invocation without thread_id is refused with the fix", async () => {
     await withThreads([], {}, async (agent) => {
       const error = await agent

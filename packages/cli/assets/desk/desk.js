@@ -274,6 +274,11 @@ function showLine(card, data) {
   card.live.scrollTop = card.live.scrollHeight;
 }
 
+/** "attempt 2", or with steps past the first "step 2, attempt 3": which program a line is about. */
+function whichProgram(data) {
+  return data.step > 1 ? `step ${data.step}, attempt ${data.attempt}` : `attempt ${data.attempt}`;
+}
+
 /** What an attempt printed, collapsed; a failed one's error line first, in plain sight. */
 function showOutput(card, data) {
   const output = `${data.stdout}${data.stderr}`;
@@ -282,20 +287,24 @@ function showOutput(card, data) {
   if (errorLine) {
     card.details.append(
       element("p", { className: "error-line" }, [
-        element("span", { className: "meta", text: `Attempt ${data.attempt} stopped with ` }),
+        element("span", { className: "meta", text: `${capitalized(whichProgram(data))} stopped with ` }),
         element("code", { text: errorLine }),
       ]),
     );
   }
   const summary = errorLine
-    ? `Traceback and output, attempt ${data.attempt}`
-    : `Output, attempt ${data.attempt} (${data.status})`;
+    ? `Traceback and output, ${whichProgram(data)}`
+    : `Output, ${whichProgram(data)} (${data.status})`;
   card.details.append(
     element("details", { className: "output" }, [
       element("summary", { text: summary }),
       element("pre", { text: output }),
     ]),
   );
+}
+
+function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function newCard(question) {
@@ -332,10 +341,10 @@ async function ask(question) {
     await readEvents(response, (name, data) => {
       if (name === "progress") card.progress.textContent = data.text;
       else if (name === "program") {
-        card.progress.textContent = `running the program (attempt ${data.attempt}) in the sandbox`;
+        card.progress.textContent = `running the program (${whichProgram(data)}) in the sandbox`;
         card.details.append(
           element("details", { className: "program" }, [
-            element("summary", { text: `Program, attempt ${data.attempt}` }),
+            element("summary", { text: `Program, ${whichProgram(data)}` }),
             highlighted(data.program),
           ]),
         );

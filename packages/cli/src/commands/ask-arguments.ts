@@ -5,7 +5,7 @@ import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
 import { answerFormats } from "../terminal/format-answer.ts";
-import { modelTimeoutOption, questionOptions, retriesOption } from "./question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption, stepsOption } from "./question-options.ts";
 
 // Only what checking the command line needs is imported up front; LangChain, the sandbox and the
 // CSV parser load once the arguments are known to be good.
@@ -40,6 +40,9 @@ Model:
   --model-timeout S     seconds one model call may take before it fails as a timeout and is
                         retried (default 90)
   --pattern P           code-action (default) or tools (a tool-calling chat loop, no sandbox)
+  --steps N             let the model take up to N programs (default 1): a program that prints
+                        no RESULT line shows the model its output, and the next one runs in the
+                        same live interpreter (its variables and loaded data kept)
 
 Sandbox:
   --image NAME          the sandbox image (default ${defaultImage})
@@ -128,6 +131,7 @@ export function parseAskArguments(args: string[], context: CliContext) {
     format,
     retries,
     modelTimeout: modelTimeoutOption(command, values["model-timeout"]),
+    steps: stepsOption(command, values.steps),
     showProgram: values["show-program"] === true,
     verbose: values.verbose === true,
   };

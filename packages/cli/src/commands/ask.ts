@@ -42,6 +42,7 @@ export async function askCommand(
     onRetry: (line) => progress.note(`codeaction: ${line}`),
     modelLoad: "beside-data",
     debug: values.debug === true,
+    state: { maxSteps: request.steps },
   });
   try {
     return await askInSession({ request, context, session, progress, resume });

@@ -19,8 +19,9 @@ import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
+import { resumeSecret } from "./ask-approval.ts";
 import { keepWaitingTurn, type SessionApproval, sessionApprovalFor } from "./chat-approval.ts";
-import { modelTimeoutOption, questionOptions, retriesOption } from "./question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption, sessionState } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 
@@ -47,12 +48,18 @@ Options: --csv FILE, --file FILE (.csv .tsv .json .jsonl .xlsx .parquet), --serv
                         or --deny, outside this chat; "later" needs CODEACTION_RESUME_SECRET).
                         Needs a terminal on stdin
   --journal PATH        where a turn answered "later" is kept (default ${defaultJournalPath});
-                        chat journals no other turn`;
+                        chat journals no other turn
+  --steps N             up to N programs a question, each seeing the last one's output (default 1)
+  --no-state            a fresh interpreter for every question; by default the conversation keeps
+                        one live interpreter (its own container), so a follow-up finds what earlier
+                        programs loaded and computed (kept under .codeaction/threads, signed, when
+                        CODEACTION_RESUME_SECRET is set)`;
 
 const chatOptions = {
   ...questionOptions,
   approve: { type: "boolean" },
   journal: { type: "string" },
+  "no-state": { type: "boolean" },
 } as const;
 
 type ChatTurn = {
@@ -146,6 +153,11 @@ async function openChatSession(
     },
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     modelLoad: "after-data",
+    state: sessionState(command, values, {
+      thread: true,
+      cwd: context.cwd,
+      secret: resumeSecret(context.env),
+    }),
   });
   return { session, modelCall: modelCall ?? readModelCall() };
 }

@@ -1,6 +1,8 @@
+import { join } from "node:path";
 import { DATA_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption } from "../arguments.ts";
 import { UsageError } from "../errors/usage-error.ts";
+import type { SessionState } from "../session/session-plan.ts";
 
 /** The library's default (`defaultModelTimeoutSeconds` in @codeaction/core), here without loading it. */
 export const defaultModelTimeoutSeconds = 90;
@@ -28,7 +30,43 @@ export const questionOptions = {
   data: { type: "boolean" },
   format: { type: "string" },
   out: { type: "string" },
+  steps: { type: "string" },
 } as const;
+
+/** The most --steps takes (codeAction.maxSteps' bound). */
+export const maximumSteps = 50;
+
+/** --steps: programs one question may take, each seeing the last one's output (default 1). */
+export function stepsOption(command: string, value: string | undefined): number {
+  const steps = numberOption(command, "steps", value, { minimum: 1, maximum: maximumSteps });
+  if (steps !== undefined && !Number.isInteger(steps)) {
+    throw new UsageError({
+      command,
+      message: `--steps must be a whole number, got ${JSON.stringify(value)}`,
+    });
+  }
+  return steps ?? 1;
+}
+
+/**
+ * The session's steps and thread: --steps, and (chat, the desk) one live interpreter for the
+ * conversation unless --no-state; with CODEACTION_RESUME_SECRET set, the thread is kept signed
+ * under .codeaction/threads, so it outlives a restart.
+ */
+export function sessionState(
+  command: string,
+  values: { steps?: string | undefined; "no-state"?: boolean | undefined },
+  options: { thread: boolean; cwd: string; secret: string | undefined },
+): SessionState {
+  const thread = options.thread && values["no-state"] !== true;
+  return {
+    maxSteps: stepsOption(command, values.steps),
+    thread,
+    ...(thread && options.secret
+      ? { store: { folder: join(options.cwd, ".codeaction", "threads"), secret: options.secret } }
+      : {}),
+  };
+}
 
 /** How many times `ask` and `chat` try a failed model call again when --retries is not given. */
 export const defaultModelRetries = 2;

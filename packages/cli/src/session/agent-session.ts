@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 // The agent session of the CLI's front-ends (`ask`, `chat`, the desk): the servers and the model
 // chosen, the data files scanned, the model loaded, the sandbox, and the agent built over them.
 // Every front-end builds its agent here, in one order, and closes it once.
@@ -40,6 +41,8 @@ export type AgentSession = {
    * chat and the desk keep one, joins them here.
    */
   callOptions(options?: { signal?: AbortSignal | undefined }): Partial<RunnableConfig>;
+  /** A new conversation: a new thread id; the old thread's interpreter and history are dropped. */
+  newConversation(): Promise<void>;
   /** Closes the agent, the data's conversions and the sandbox, once: a later call waits for the first. */
   close(): Promise<void>;
 };
@@ -147,6 +150,8 @@ function sessionOf(parts: {
   const { plan, options, sandbox, modules, data, model } = parts;
   let agent: Agent | undefined;
   let building: Promise<Agent> | undefined;
+  // The conversation's thread (codeAction.state "thread"): its live interpreter, by this id.
+  const conversation = { id: newThreadId() };
   let closing: Promise<void> | undefined;
   const build = async (extras: AgentExtras = {}): Promise<Agent> => {
     const loaded = await modules;
@@ -179,12 +184,25 @@ function sessionOf(parts: {
       building ??= build(extras);
       return building;
     },
-    callOptions: ({ signal } = {}) => (signal ? { signal } : {}),
+    callOptions: ({ signal } = {}) => ({
+      ...(signal ? { signal } : {}),
+      ...(options.state?.thread ? { configurable: { thread_id: conversation.id } } : {}),
+    }),
+    async newConversation() {
+      const ended = conversation.id;
+      conversation.id = newThreadId();
+      if (options.state?.thread) await agent?.dropThread(ended).catch(() => undefined);
+    },
     close() {
       closing ??= close();
       return closing;
     },
   };
+}
+
+/** A conversation's thread id: random, so a stored thread is never another conversation's. */
+function newThreadId(): string {
+  return `conversation-${randomBytes(12).toString("hex")}`;
 }
 
 /**

@@ -78,6 +78,19 @@ export type SessionOptions = {
   scans?: ScanJob[];
   /** The model already loaded (the desk's agent rebuilt after an upload goes on with its replies). */
   model?: ModelOption;
+  /** Steps and threads (code-action): --steps, and one thread per conversation (chat, the desk). */
+  state?: SessionState;
+};
+
+/**
+ * How a session's programs keep their state: `maxSteps` programs a question (--steps), and with
+ * `thread` one live interpreter for the conversation (its id the session's), stored under
+ * `store` (.codeaction/threads) when a resume secret signs it.
+ */
+export type SessionState = {
+  maxSteps?: number | undefined;
+  thread?: boolean | undefined;
+  store?: { folder: string; secret: string } | undefined;
 };
 
 /** What the front-end adds to its agent: its approval, and a resumed run's key and used states. */

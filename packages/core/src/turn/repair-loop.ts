@@ -65,7 +65,7 @@ export async function runSample(
         detail: detail ?? "unknown",
       });
     }
-    if (space && attempt.status === "no-result" && run?.living) {
+    if (space && maxSteps > 1 && attempt.status === "no-result" && run?.living) {
       if (step >= maxSteps) throw new StepLimitError({ runId: context.runId, maxSteps, attempts });
       modelMessages.push(...observeStep(outcome, { step, stepsLeft: maxSteps - step - 1, space }));
       step += 1;

@@ -13,7 +13,8 @@ import { buildSession, openAgentSession, reopenWithFiles } from "../../session/a
 import { planAgentSession } from "../../session/session-plan.ts";
 import { createProgress } from "../../terminal/progress.ts";
 import { untilStopped } from "../../until-stopped.ts";
-import { modelTimeoutOption, questionOptions, retriesOption } from "../question-options.ts";
+import { resumeSecret } from "../ask-approval.ts";
+import { modelTimeoutOption, questionOptions, retriesOption, sessionState } from "../question-options.ts";
 import { describeError, isSandboxProblem } from "./desk-errors.ts";
 import { listenDesk } from "./desk-server.ts";
 import type { DeskSession } from "./desk-session.ts";
@@ -43,6 +44,11 @@ Options:
   --out DIR                 where the files programs save go: DIR/<runId>/ (default ./codeaction-out)
   --journal PATH            the run journal (default ${defaultJournalPath}); --no-journal: none
   --port N                  the port (default: a free one)
+  --steps N                 up to N programs a question, each seeing the last one's output (default 1)
+  --no-state                a fresh interpreter for every question; by default a conversation keeps
+                            one live interpreter, so a follow-up finds what earlier programs loaded
+                            ("New conversation" drops it; kept signed under .codeaction/threads
+                            when CODEACTION_RESUME_SECRET is set)
   --quiet                   no progress on stderr while the data files are read
   --open                    open the page in the browser (xdg-open or open), with a login address
                             good once and for a minute (never the token)
@@ -59,6 +65,7 @@ export const deskOptions = {
   journal: { type: "string" },
   "no-journal": { type: "boolean" },
   uploads: { type: "string" },
+  "no-state": { type: "boolean" },
 } as const;
 
 export async function deskCommand(args: string[], context: CliContext): Promise<number> {
@@ -115,6 +122,11 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
     }),
     onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
     modelLoad: "before-data",
+    state: sessionState(command, values, {
+      thread: true,
+      cwd: context.cwd,
+      secret: resumeSecret(context.env),
+    }),
   });
   const built = await buildSession(opened).catch((error: unknown) => {
     if (!isSandboxProblem(error)) throw error;

@@ -69,7 +69,11 @@ export async function askInDesk(
   },
 ): Promise<void> {
   const { question, send } = options;
-  if (options.newConversation) session.messages = [];
+  if (options.newConversation) {
+    session.messages = [];
+    // The conversation's live interpreter goes with it: the next question starts a new thread.
+    await session.built?.newConversation();
+  }
   const built = await readyAgent(session, send);
   if (!built) return;
   const record: RunRecord = {
@@ -177,7 +181,14 @@ async function finish(
 function describeEvent(event: AgentEvent): DeskEvent | undefined {
   switch (event.type) {
     case "program-start":
-      return { event: "program", data: { attempt: event.attempt, program: event.program } };
+      return {
+        event: "program",
+        data: {
+          attempt: event.attempt,
+          ...(event.step === undefined ? {} : { step: event.step }),
+          program: event.program,
+        },
+      };
     case "tool-call":
       return { event: "progress", data: { text: `the program called ${event.tool}` } };
     case "tool-result":
@@ -193,6 +204,7 @@ function describeEvent(event: AgentEvent): DeskEvent | undefined {
         event: "output",
         data: {
           attempt: event.attempt,
+          ...(event.step === undefined ? {} : { step: event.step }),
           status: event.status,
           exitCode: event.exitCode ?? null,
           stdout: event.stdoutTail,
