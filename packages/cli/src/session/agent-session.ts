@@ -150,8 +150,6 @@ function sessionOf(parts: {
   const { plan, options, sandbox, modules, data, model } = parts;
   let agent: Agent | undefined;
   let building: Promise<Agent> | undefined;
-  // The conversation's thread (codeAction.state "thread"): its live interpreter, by this id.
-  const conversation = { id: newThreadId() };
   let closing: Promise<void> | undefined;
   const build = async (extras: AgentExtras = {}): Promise<Agent> => {
     const loaded = await modules;
@@ -184,18 +182,35 @@ function sessionOf(parts: {
       building ??= build(extras);
       return building;
     },
-    callOptions: ({ signal } = {}) => ({
-      ...(signal ? { signal } : {}),
-      ...(options.state?.thread ? { configurable: { thread_id: conversation.id } } : {}),
-    }),
-    async newConversation() {
-      const ended = conversation.id;
-      conversation.id = newThreadId();
-      if (options.state?.thread) await agent?.dropThread(ended).catch(() => undefined);
-    },
+    ...conversationOf(options, () => agent),
     close() {
       closing ??= close();
       return closing;
+    },
+  };
+}
+
+/**
+ * The session's conversation (codeAction.state "thread"): its thread id in every call's options,
+ * and a new conversation that drops the old thread's interpreter and history.
+ */
+function conversationOf(
+  options: SessionOptions,
+  agent: () => Agent | undefined,
+): Pick<AgentSession, "callOptions" | "newConversation"> {
+  let threadId = newThreadId();
+  return {
+    callOptions: ({ signal } = {}) => ({
+      ...(signal ? { signal } : {}),
+      ...(options.state?.thread ? { configurable: { thread_id: threadId } } : {}),
+    }),
+    async newConversation() {
+      const ended = threadId;
+      threadId = newThreadId();
+      if (options.state?.thread)
+        await agent()
+          ?.dropThread(ended)
+          .catch(() => undefined);
     },
   };
 }
