@@ -14,9 +14,6 @@ import { SlowFirstSequencer } from "./scripts/slow-first-sequencer.ts";
 // scripts/test.sh runs the unit files isolated.
 // The files start slowest first (scripts/slow-first-sequencer.ts), also on a fresh clone without
 // Vitest's results cache: a root-only option too.
-// A warm relay a session hands out that is not the command a turn needs is an error in every test
-// (in production the turn starts its own relay and logs why: relay-process.ts).
-const env = { CODEACTION_WARM_MISMATCH: "error" };
 
 export default defineConfig({
   test: {
@@ -25,7 +22,6 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          env,
           include: [
             "packages/*/src/**/*.test.ts",
             "packages/*/test/**/*.test.ts",
@@ -39,7 +35,6 @@ export default defineConfig({
       {
         test: {
           name: "docker",
-          env,
           include: [
             "packages/*/src/**/*.docker.test.ts",
             "packages/*/test/**/*.docker.test.ts",
@@ -57,7 +52,6 @@ export default defineConfig({
         // The adversarial catalogue (docs/security.md): hostile programs under runc and gVisor.
         test: {
           name: "security",
-          env,
           include: ["tests/security/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 120_000,
@@ -70,7 +64,6 @@ export default defineConfig({
         // against the real engine (scripts/test.sh builds the packages first).
         test: {
           name: "packaging",
-          env,
           include: ["tests/packaging/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 600_000,
@@ -82,7 +75,6 @@ export default defineConfig({
         // Faults of the machinery: SIGKILLed hosts, a restarted dockerd. Run alone (it restarts dockerd).
         test: {
           name: "faults",
-          env,
           include: ["tests/faults/**/*.test.ts"],
           exclude: ["**/node_modules/**"],
           testTimeout: 300_000,

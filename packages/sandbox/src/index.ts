@@ -35,4 +35,5 @@ export type { PoolStatus } from "./pool.ts";
 export { type PrelaunchedContainer, SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 export type { ExecResult, SpawnedProcess } from "./process/exec.ts";
 export type { ExecuteOptions } from "./process/run-command.ts";
-export { SandboxSession, type WarmHandle } from "./session.ts";
+export type { WarmProcess } from "./process/warm-process.ts";
+export { SandboxSession } from "./session.ts";

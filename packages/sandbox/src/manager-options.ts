@@ -12,7 +12,8 @@ export type SandboxManagerOptions = {
   docker?: ContainerEngine;
   /**
    * With `pool` > 0: a command (argv) every warm container starts ahead of need, stdin attached and
-   * nothing written yet. A pooled session's first `spawn` of the same argv gets it already running.
+   * nothing written yet. A pooled session hands it out already running (`session.takeWarm()`, whose
+   * `argv` is this very array); `spawn` never takes it.
    * A prelaunched container is made warm the same way, with or without a pool (see `prelaunch`).
    */
   warmCommand?: string[];

@@ -25,10 +25,10 @@ import { requireProxyImage } from "./network/proxy-container.ts";
 import type { SessionNetwork } from "./network/session-network.ts";
 import { sweepNetworks } from "./network/sweep-networks.ts";
 import { ContainerPool, type PoolStatus } from "./pool.ts";
-import { PooledSession, WarmProcess } from "./pooled-session.ts";
+import { PooledSession } from "./pooled-session.ts";
 import type { SandboxPrelaunch } from "./prelaunch/prelaunch.ts";
 import { prelaunchEngineChecks, takeOverPrelaunched } from "./prelaunch/take-over.ts";
-import { checkedCommand } from "./process/first-command.ts";
+import { checkedCommand, type WarmCommand, WarmProcess, warmCommandOf } from "./process/warm-process.ts";
 import { SandboxSession } from "./session.ts";
 
 /** A prelaunched container taken over: its uid held here, its kill helper started here. */
@@ -53,7 +53,7 @@ export class SandboxManager {
   private readonly requiredCommands: string[];
   private readonly sessions = new Set<SandboxSession>();
   private closed = false;
-  private readonly warmCommand: string[] | undefined;
+  private readonly warmCommand: WarmCommand | undefined;
   private readonly pool: ContainerPool<PooledSession>;
   /** The egress proxy and per-session networks for an allow-list; idle for "none" and "full". */
   private readonly networking: SessionNetworking;
@@ -66,7 +66,7 @@ export class SandboxManager {
     this.prelaunch = options.prelaunch;
     this.logger = options.logger?.child({ component: "sandbox", managerId: this.managerId.slice(0, 8) });
     this.docker = options.docker;
-    this.warmCommand = options.warmCommand ? [...options.warmCommand] : undefined;
+    this.warmCommand = options.warmCommand ? warmCommandOf(options.warmCommand) : undefined;
     this.requiredCommands = [...(options.requiredCommands ?? [])];
     this.networking = new SessionNetworking(this.config.network, {
       managerId: this.managerId,
@@ -262,8 +262,8 @@ export class SandboxManager {
       labels: Record<string, string>;
       deadline: Date;
       sessionNetwork?: SessionNetwork | undefined;
-      /** The first launch's command (first-command.ts); a replacement container starts none. */
-      command?: string[] | undefined;
+      /** The first launch's command (process/warm-process.ts); a replacement container starts none. */
+      command?: WarmCommand | undefined;
       /** The first launch's files to mount (a replacement container gets copies). */
       mountFiles?: FileToPlace[];
     },
@@ -304,31 +304,33 @@ export class SandboxManager {
     try {
       // A pool container is handed out only with its kill helper ready; its warm command starts
       // meanwhile.
-      [warm] = await Promise.all([
-        warmCommand ? WarmProcess.start(launched, warmCommand, { cwd: this.config.workdir }) : undefined,
+      await Promise.all([
+        warmCommand
+          ? WarmProcess.start(launched.container, warmCommand, {
+              cwd: this.config.workdir,
+              guard: launched.guardExecs,
+            }).then((started) => (warm = started))
+          : undefined,
         launched.helper.ready,
       ]);
       signal.throwIfAborted();
     } catch (error) {
-      warm?.close();
-      await teardownContainer(launched).catch(() => undefined);
+      await teardownContainer({ ...launched, warm }).catch(() => undefined);
       identity.release();
       throw error;
     }
-    return new PooledSession(
-      {
-        config: identity.config,
-        launched,
-        relaunch: () => launch(),
-        // Only handed-out sessions are in `sessions`; an idle one the pool discards frees its own slot.
-        onDestroyed: (ended) => {
-          identity.release();
-          if (this.sessions.delete(ended)) this.pool.release();
-        },
-        ...(this.logger ? { logger: this.logger } : {}),
+    return new PooledSession({
+      config: identity.config,
+      // The warm process is the container's, as a cold container's first command is.
+      launched: warm ? { ...launched, warm } : launched,
+      relaunch: () => launch(),
+      // Only handed-out sessions are in `sessions`; an idle one the pool discards frees its own slot.
+      onDestroyed: (ended) => {
+        identity.release();
+        if (this.sessions.delete(ended)) this.pool.release();
       },
-      warm ? { warm } : {},
-    );
+      ...(this.logger ? { logger: this.logger } : {}),
+    });
   }
 
   /**

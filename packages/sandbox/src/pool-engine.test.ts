@@ -33,7 +33,7 @@ describe("the warm pool through the engine seam", () => {
     await manager.close();
   });
 
-  it("gives the first spawn of the warm command the process already running: no new exec", async () => {
+  it("hands out the warm command's process already running (takeWarm): no new exec", async () => {
     const { engine, manager } = pooledManager(1);
     await manager.ready();
     await vi.waitFor(() => expect(manager.poolStatus().idle).toBe(1));
@@ -44,7 +44,7 @@ describe("the warm pool through the engine seam", () => {
       `exec ${session.containerId} kill-helper`,
       `exec ${session.containerId} ${warmCommand.join(" ")}`,
     ]);
-    const relay = session.spawn([...warmCommand]);
+    const relay = session.takeWarm()!.claim();
     relay.stdout.resume();
     relay.stderr.resume();
     relay.stdin.end();

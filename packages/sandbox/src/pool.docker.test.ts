@@ -75,7 +75,7 @@ describe("the warm pool", () => {
         'n=0; for f in /proc/[0-9]*/comm; do read -r c < "$f" 2>/dev/null && [ "$c" = cat ] && n=$((n+1)); done; echo $n',
       );
       expect(Number(before.stdout.trim())).toBe(1);
-      const process = session.spawn(["cat"]);
+      const process = session.takeWarm()!.claim();
       const output = readAll(process.stdout);
       process.stderr.resume();
       process.stdin.end(`hello from run ${run}`);
@@ -110,7 +110,7 @@ describe("the warm pool", () => {
     expect(actions).not.toContain("start");
   });
 
-  test("a spawn that is not the warm command starts its own process; the waiting one ends", async () => {
+  test("a spawn starts a process of its own beside the waiting warm command", async () => {
     const manager = new SandboxManager({ pool: 1 }, { warmCommand: ["cat"] });
     managers.push(manager);
     await manager.ready();

@@ -11,9 +11,9 @@ import type { PlacedFile, PlacingProgress } from "./files/place-files.ts";
 import { ContainerPlacements } from "./files/placement-record.ts";
 import { type ExecResult, type SpawnedProcess, startExec } from "./process/exec.ts";
 import { createProcessPipes, ExecConnection } from "./process/exec-connection.ts";
-import { dropFirstCommand, takeFirstCommand } from "./process/first-command.ts";
 import { KillHelper } from "./process/kill-helper.ts";
 import { type ExecuteOptions, runCommand, type SessionHost } from "./process/run-command.ts";
+import { WarmProcess } from "./process/warm-process.ts";
 
 /** What the manager hands a session: how to start a replacement container, and who to tell when it ends. */
 export type SessionInternals = {
@@ -22,17 +22,6 @@ export type SessionInternals = {
   relaunch: () => Promise<LaunchedContainer>;
   onDestroyed: (session: SandboxSession) => void;
   logger?: Logger;
-};
-
-/**
- * A command already running in a session's container (the manager's `warmCommand` in a warm one,
- * or createSession's `command`), handed out once by `session.takeWarm()`: its argv (to check it is
- * the command wanted), `claim()` for the process, `close()` to end it unused.
- */
-export type WarmHandle = {
-  readonly argv: readonly string[];
-  claim(): SpawnedProcess;
-  close(): void;
 };
 
 /** `name`, `name[extra]`, `name==1.2`, `name>=1,<2`: one PEP 508-style specifier, no URLs, no options. */
@@ -56,11 +45,14 @@ export class SandboxSession {
   private readonly openSpawns = new Set<ExecConnection>();
   /** What command runs and file operations use of this session (process/run-command.ts, files/file-access.ts). */
   private readonly host: SessionHost;
+  /** The process its first container started with or kept warm, until `takeWarm()` hands it out. */
+  private warm: WarmProcess | undefined;
 
   constructor(internals: SessionInternals) {
     this.internals = internals;
     this.config = internals.config;
     this.launched = internals.launched;
+    this.warm = internals.launched.warm;
     this.placements = new ContainerPlacements(internals.launched);
     this.logger = internals.logger?.child({ containerId: internals.launched.containerId.slice(0, 12) });
     const session = this;
@@ -310,29 +302,34 @@ export class SandboxSession {
   }
 
   /**
-   * The command already running in this container, handed out once (later calls: undefined): the
-   * manager's `warmCommand` in a container from the warm pool or a warm prelaunch, or the
-   * `command` this session was created with (first-command.ts). A session created without one has
-   * none. The caller checks `argv` and claims it (its stdin flows once the kill helper is ready),
-   * or closes it; one never taken ends with the container.
+   * The process already running in this container, handed out once (later calls: undefined): the
+   * manager's `warmCommand` in a container from the warm pool or a warm prelaunch, or the `command`
+   * this session was created with (process/warm-process.ts). A session created without one has none,
+   * and one that ended while it waited is not handed out. The caller claims it (its stdin flows once
+   * the kill helper is ready) or closes it; one never taken ends with the container.
    */
-  takeWarm(): WarmHandle | undefined {
+  takeWarm(): WarmProcess | undefined {
+    const warm = this.warm;
+    this.warm = undefined;
+    if (!warm?.alive) {
+      warm?.close();
+      return undefined;
+    }
     const launched = this.launched;
-    const first = launched.firstCommand;
-    if (!first) return undefined;
-    launched.firstCommand = undefined;
-    return {
-      argv: first.argv,
-      claim: () => {
-        const pipes = createProcessPipes();
-        return this.spawnedProcess(
-          this.connectStarted(launched, takeFirstCommand(first), pipes),
-          pipes,
-          first.id,
-        );
+    return WarmProcess.handOut(warm, {
+      ready: async () => {
+        this.assertUsable();
+        await this.helperReady(launched);
       },
-      close: () => dropFirstCommand(first),
-    };
+      killMarked: (id) => this.killMarked(id),
+      keep: (connection) => this.openSpawns.add(connection),
+      release: (connection) => this.openSpawns.delete(connection),
+    });
+  }
+
+  /** Whether nothing waits to be handed out, or what waits is still running (the pool hands out only such). */
+  protected get warmUsable(): boolean {
+    return this.warm === undefined || this.warm.alive;
   }
 
   /**

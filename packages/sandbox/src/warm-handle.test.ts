@@ -41,6 +41,17 @@ describe("the warm process a pooled session hands out", () => {
     await manager.close();
   });
 
+  it("is never taken by a spawn of the same argv: that spawn is a new exec, and the warm process still waits, its argv the very array given", async () => {
+    const { manager, session, execsIn } = await pooledSession();
+    await finishProcess(session.spawn([...warmCommand]));
+    expect(execsIn().slice(2)).toEqual([`exec ${session.containerId} ${warmCommand.join(" ")}`]);
+    const handle = session.takeWarm();
+    expect(handle?.argv).toBe(warmCommand);
+    await finishProcess(handle!.claim());
+    expect(execsIn()).toHaveLength(3);
+    await manager.close();
+  });
+
   it("an ordinary session (no pool) has none", async () => {
     const engine = new RecordingEngine();
     const manager = new SandboxManager({ pool: 0 }, { docker: engine, warmCommand });

@@ -23,7 +23,7 @@ export type CodeActionErrorCode =
   | "tool-calling-unsupported"
   | "tool-input-invalid"
   | "tool-value-unmappable"
-  /** The warm relay a session handed out is not the command the turn needs (CODEACTION_WARM_MISMATCH=error). */
+  /** The warm relay a session handed out is not the command the turn needs (spawnRelay's `warmMismatch: "error"`, a test's option). */
   | "warm-mismatch";
 
 const marker = "codeaction.core.error";

@@ -1,13 +1,13 @@
-import type { SandboxManager, SpawnedProcess, WarmHandle } from "@codeaction/sandbox";
+import type { SandboxManager, SpawnedProcess, WarmProcess } from "@codeaction/sandbox";
 import type { Logger } from "pino";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { CodeActionError } from "../errors/code-action-error.ts";
-import { relayCommand, spawnRelay, warmRelayMismatch } from "./relay-process.ts";
 
 // The two roads of the warm relay: the manager's warmCommand (createCodeActionSandbox) and the
 // relay a turn starts (spawnRelay). The session hands its warm process out explicitly; this proves
-// they meet for the same preimport, and that a mismatch is an error here (the repository's tests
-// set CODEACTION_WARM_MISMATCH=error) and a logged reason otherwise.
+// they meet for the same preimport (the relay known by its command's identity, not its argv), and
+// that a mismatch is an error with `warmMismatch: "error"` (a test's option) and a logged reason
+// otherwise.
 const managerOptions = vi.hoisted(() => ({ seen: [] as Array<{ warmCommand?: string[] }> }));
 vi.mock("./new-sandbox-manager.ts", () => ({
   newSandboxManager: (_config: unknown, options: { warmCommand?: string[] }) => {
@@ -17,11 +17,16 @@ vi.mock("./new-sandbox-manager.ts", () => ({
 }));
 
 // Imported after the mock, from a fresh module registry: `pnpm test:unit` runs files without
-// isolation, so an earlier file may have loaded code-action-sandbox.ts with the real manager.
+// isolation, so an earlier file may have loaded code-action-sandbox.ts with the real manager. The
+// relay's functions come from the same registry: a relay is known by the module that made it.
 let createCodeActionSandbox: typeof import("./code-action-sandbox.ts").createCodeActionSandbox;
+let relayCommand: typeof import("./relay-process.ts").relayCommand;
+let spawnRelay: typeof import("./relay-process.ts").spawnRelay;
+let warmRelayMismatch: typeof import("./relay-process.ts").warmRelayMismatch;
 beforeAll(async () => {
   vi.resetModules();
   ({ createCodeActionSandbox } = await import("./code-action-sandbox.ts"));
+  ({ relayCommand, spawnRelay, warmRelayMismatch } = await import("./relay-process.ts"));
 });
 // And the mock goes with this file: the files after it load the real manager again.
 afterAll(() => {
@@ -41,17 +46,17 @@ function managersWarmCommand(preimport: string[]): string[] {
 function sessionWithWarm(argv: string[]) {
   const warmProcess = { warm: true } as unknown as SpawnedProcess;
   const freshProcess = { fresh: true } as unknown as SpawnedProcess;
-  const handle: WarmHandle = { argv, claim: vi.fn(() => warmProcess), close: vi.fn() };
+  const handle: Pick<WarmProcess, "argv" | "claim" | "close"> = {
+    argv,
+    claim: vi.fn(() => warmProcess),
+    close: vi.fn(),
+  };
   const session = {
     takeWarm: vi.fn(() => handle),
     spawn: vi.fn((_argv: string[]) => freshProcess),
   };
   return { session, handle, warmProcess, freshProcess };
 }
-
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
 
 describe("the warm relay a session hands out", () => {
   it("is the relay a turn with the same preimport uses: claimed, no exec of its own", () => {
@@ -64,11 +69,10 @@ describe("the warm relay a session hands out", () => {
   });
 
   it("with another preimport, is an error in the tests, naming both lists and the fix", () => {
-    expect(process.env.CODEACTION_WARM_MISMATCH).toBe("error");
     const { session, handle } = sessionWithWarm(managersWarmCommand(["pandas"]));
     let error: unknown;
     try {
-      spawnRelay(session, []);
+      spawnRelay(session, [], { warmMismatch: "error" });
     } catch (caught) {
       error = caught;
     }
@@ -82,7 +86,6 @@ describe("the warm relay a session hands out", () => {
   });
 
   it("with another preimport, in production: closed, a fresh relay, the reason on the debug log", () => {
-    vi.stubEnv("CODEACTION_WARM_MISMATCH", "");
     const { session, handle, freshProcess } = sessionWithWarm(managersWarmCommand([]));
     const debug = vi.fn();
     const logger = { debug } as unknown as Logger;
@@ -100,6 +103,12 @@ describe("the warm relay a session hands out", () => {
       /not this package's bridge relay/,
     );
     expect(warmRelayMismatch(relayCommand(["json"]), relayCommand(["json"]))).toBeUndefined();
+  });
+
+  it("is known by the command line this package made, not by its words: a copy of it is not the relay", () => {
+    const made = relayCommand(["json"]);
+    expect(warmRelayMismatch([...made], relayCommand(["json"]))).toMatch(/not this package's bridge relay/);
+    expect(warmRelayMismatch(made, relayCommand(["json"]))).toBeUndefined();
   });
 
   it("without a warm process (an ordinary session): a fresh relay", () => {

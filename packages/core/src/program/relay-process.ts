@@ -1,12 +1,17 @@
 // The bridge relay's process for one run: the warm one the session hands out (started by the
-// manager's warmCommand before anyone asked), or a fresh exec. The two must be the same command;
-// when they are not, the reason is logged (debug) and, with CODEACTION_WARM_MISMATCH=error (the
-// repository's tests set it), it is an error instead.
-import type { SandboxSession, WarmHandle } from "@codeaction/sandbox";
+// manager's warmCommand before anyone asked), or a fresh exec. The two must be the same relay; when
+// they are not, the reason is logged (debug) or, with `warmMismatch: "error"` (a test's), thrown.
+import type { SandboxSession, WarmProcess } from "@codeaction/sandbox";
 import type { Logger } from "pino";
 import type { RelayProcess } from "../bridge/host-bridge.ts";
 import { relaySource } from "../bridge/python-sources.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
+
+/**
+ * Each relay command line this copy of the package made, and its preimport list: the sandbox hands
+ * a warm process's command back as the very array it was given, so a relay is known by identity.
+ */
+const relayPreimports = new WeakMap<readonly string[], readonly string[]>();
 
 /**
  * The relay's own command line: one exec per run, stdin attached. Its arguments are the modules the
@@ -14,22 +19,21 @@ import { CodeActionError } from "../errors/code-action-error.ts";
  */
 export function relayCommand(preimport: readonly string[] = []): string[] {
   // -S: the relay needs no site-packages (the program's interpreter, which it starts, has them).
-  return ["python3", "-I", "-S", "-c", relaySource(), ...preimport];
+  const command = ["python3", "-I", "-S", "-c", relaySource(), ...preimport];
+  relayPreimports.set(command, [...preimport]);
+  return command;
 }
 
 /**
- * Why the warm relay cannot run this turn's program (undefined when it can): another command, or
- * another preimport list than the turn's.
+ * Why the warm relay cannot run this turn's program (undefined when it can): a command this package
+ * did not make as its relay, or another preimport list than the turn's.
  */
 export function warmRelayMismatch(warm: readonly string[], wanted: readonly string[]): string | undefined {
-  const relayParts = relayCommand().length;
-  const sameRelay =
-    warm.length >= relayParts && wanted.slice(0, relayParts).every((part, index) => part === warm[index]);
-  if (!sameRelay) {
+  const warmModules = relayPreimports.get(warm);
+  if (!warmModules) {
     return "the warm command is not this package's bridge relay (a warmCommand of its own, or another copy of @codeaction/core)";
   }
-  const warmModules = warm.slice(relayParts);
-  const wantedModules = wanted.slice(relayParts);
+  const wantedModules = relayPreimports.get(wanted) ?? [];
   if (
     warmModules.length === wantedModules.length &&
     warmModules.every((name, index) => name === wantedModules[index])
@@ -46,9 +50,11 @@ export function warmRelayMismatch(warm: readonly string[], wanted: readonly stri
  * start-up are off the run's critical path.
  */
 export function spawnRelay(
-  session: Pick<SandboxSession, "spawn"> & { takeWarm?: () => WarmHandle | undefined },
+  session: Pick<SandboxSession, "spawn"> & {
+    takeWarm?: () => Pick<WarmProcess, "argv" | "claim" | "close"> | undefined;
+  },
   preimport: readonly string[] = [],
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; warmMismatch?: "error" } = {},
 ): RelayProcess | Error {
   const argv = relayCommand(preimport);
   const warm = session.takeWarm?.();
@@ -56,7 +62,7 @@ export function spawnRelay(
     const mismatch = warmRelayMismatch(warm.argv, argv);
     if (mismatch === undefined) return warm.claim();
     warm.close();
-    if (process.env.CODEACTION_WARM_MISMATCH === "error") {
+    if (options.warmMismatch === "error") {
       throw new CodeActionError(`The warm relay went unused: ${mismatch}.`, { code: "warm-mismatch" });
     }
     options.logger?.debug({ reason: mismatch }, "warm relay not used");

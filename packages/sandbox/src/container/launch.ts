@@ -15,9 +15,9 @@ import type { PlacedFile } from "../files/place-files.ts";
 import type { FileToPlace } from "../files/placement-path.ts";
 import { applySessionNetwork } from "../network/network-setup.ts";
 import type { SessionNetwork } from "../network/session-network.ts";
-import { dropFirstCommand, type FirstCommand, startFirstCommand } from "../process/first-command.ts";
 import { KillHelper } from "../process/kill-helper.ts";
 import { execsNeedGuard } from "../process/syscall-guard.ts";
+import { type WarmCommand, WarmProcess } from "../process/warm-process.ts";
 import type { BindMount } from "./bind-mounts.ts";
 import { buildContainerSpec, runtimeFor, verifyContainerSpec } from "./container-spec.ts";
 import { dockerDialect, type EngineDialect, waysOf } from "./engine-dialect.ts";
@@ -35,8 +35,8 @@ export type LaunchedContainer = {
   guardExecs: boolean;
   /** Files a prelaunch places in it: settles once its worker is done (the files placed by then). */
   placedFiles?: Promise<PlacedFile[]>;
-  /** The command it started with (`createSession({ command })`), until a spawn takes it. */
-  firstCommand?: FirstCommand;
+  /** The process it started with (`createSession({ command })`), for the session to hand out (`takeWarm()`). */
+  readonly warm?: WarmProcess;
   /** Host files bind-mounted read-only at its start (files/mount-files.ts): host path, real path mounted. */
   mounted?: MountedFile[];
   /** The files asked to be mounted that the check refused (to be copied), and why. */
@@ -80,8 +80,8 @@ type LaunchOptions = {
    * reason: a warm pool that is drained stops its starts in flight instead of finishing them.
    */
   signal?: AbortSignal;
-  /** A command whose exec goes out right after the start, before the kill helper's (first-command.ts). */
-  firstCommand?: readonly string[];
+  /** A command whose exec goes out right after the start, before the kill helper's (process/warm-process.ts). */
+  firstCommand?: WarmCommand;
   /**
    * Host files to bind-mount read-only at their /workspace/data path (only where `mountsWork`): each
    * is checked first (a file refused there is left out, for the caller to copy), and read back
@@ -252,12 +252,12 @@ async function startVerified(
     stepEnded("start");
     options.signal?.throwIfAborted();
     const guardExecs = execsNeedGuard(config);
-    const { helper, firstCommand } = await verifyRunning(container, config, {
+    const { helper, warm } = await verifyRunning(container, config, {
       ...verifyOptions,
       withKillHelper: options.withKillHelper,
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.firstCommand
-        ? { firstCommand: { argv: options.firstCommand, cwd: config.workdir, guard: guardExecs } }
+        ? { firstCommand: { command: options.firstCommand, cwd: config.workdir, guard: guardExecs } }
         : {}),
     });
     // Before any program: each mount is the file that was checked (no link swapped in since).
@@ -272,7 +272,7 @@ async function startVerified(
       lifeline: attachedLifeline,
       helper,
       guardExecs,
-      ...(firstCommand ? { firstCommand } : {}),
+      ...(warm ? { warm } : {}),
     };
   } catch (error) {
     await teardownContainer({ container, lifeline }).catch(() => undefined);
@@ -309,19 +309,19 @@ export async function verifyRunning(
     dialect?: EngineDialect;
     withKillHelper: boolean;
     logger?: Logger;
-    /** Started first, then the kill helper (first-command.ts); never where flags are read from inside. */
-    firstCommand?: { argv: readonly string[]; cwd: string; guard: boolean };
+    /** Started first, then the kill helper (process/warm-process.ts); never where flags are read from inside. */
+    firstCommand?: { command: WarmCommand; cwd: string; guard: boolean };
   },
-): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo; firstCommand?: FirstCommand }> {
+): Promise<{ helper: KillHelper | undefined; info: ContainerInspectInfo; warm?: WarmProcess }> {
   const { withKillHelper, logger, firstCommand: wanted, ...verifyOptions } = options;
   const helperLogger = logger?.child({ containerId: container.id.slice(0, 12) });
   const readsBackInside = options.dialect !== undefined && waysOf(options.dialect).readsBackInside;
   let helper: KillHelper | undefined;
-  let firstCommand: FirstCommand | undefined;
+  let warm: WarmProcess | undefined;
   // The engine runs one exec of a container at a time: the first command's goes out first.
   const first =
     wanted && !readsBackInside
-      ? startFirstCommand(container, wanted.argv, wanted).then((started) => (firstCommand = started))
+      ? WarmProcess.start(container, wanted.command, wanted).then((started) => (warm = started))
       : undefined;
   const startHelper = () =>
     KillHelper.start(container, helperLogger ? { logger: helperLogger } : {}).then(
@@ -347,10 +347,10 @@ export async function verifyRunning(
       const problems = await readBackInside(container);
       if (problems.length > 0) throw new SecurityFlagError({ problems, containerId: container.id });
     }
-    return { helper: startedHelper, info: started, ...(firstCommand ? { firstCommand } : {}) };
+    return { helper: startedHelper, info: started, ...(warm ? { warm } : {}) };
   } catch (error) {
     helper?.close();
-    dropFirstCommand(firstCommand);
+    warm?.close();
     throw error;
   }
 }

@@ -29,18 +29,18 @@ export function destroyStream(stream: NodeJS.ReadableStream | NodeJS.WritableStr
 }
 
 /**
- * The one container teardown: closes the kill helper (when it started), an untaken first command and
+ * The one container teardown: closes the kill helper (when it started), the warm process (process/warm-process.ts) and
  * the lifeline (when it was attached), then removes the container. Removal errors other than 404/409 are thrown.
  */
 export async function teardownContainer(parts: {
   container: EngineContainer;
   helper?: { close(): void } | undefined;
   lifeline?: NodeJS.ReadWriteStream | undefined;
-  /** A first command never taken (first-command.ts). */
-  firstCommand?: { started: { stream: NodeJS.ReadWriteStream } } | undefined;
+  /** The process it started with or kept warm (process/warm-process.ts): closed, claimed or not. */
+  warm?: { close(): void } | undefined;
 }): Promise<void> {
   parts.helper?.close();
-  destroyStream(parts.firstCommand?.started.stream);
+  parts.warm?.close();
   destroyStream(parts.lifeline);
   await removeContainer(parts.container);
 }

@@ -119,11 +119,11 @@ describe("a prelaunched container", () => {
     const session = await manager.createSession();
     // A process started now gets a higher pid than any started before it (a fresh pid namespace).
     const checkPid = Number((await session.execute("echo $$")).stdout.trim());
-    const process = session.spawn(["sh", "-c", "echo warm-$$; cat"]);
+    const process = session.takeWarm()!.claim();
     const output = readAll(process.stdout);
     process.stderr.resume();
     process.stdin.end("hello");
-    // The spawn got the warm command, started before that check, not a new process.
+    // takeWarm() handed out the warm command, started before that check, not a new process.
     const [first, second] = (await output).split("\n");
     expect(second).toBe("hello");
     expect(Number(first!.replace("warm-", ""))).toBeLessThan(checkPid);

@@ -156,7 +156,7 @@ describe("taking over a prelaunched container", () => {
     expect(engine.liveContainers()).toEqual([]);
   });
 
-  it("with a warm command and no pool, makes the prelaunched container warm at ready(): its first spawn needs no exec", async () => {
+  it("with a warm command and no pool, makes the prelaunched container warm at ready(): its warm process needs no exec", async () => {
     const engine = new RecordingEngine();
     const standIn = standInPrelaunch(engine);
     const prelaunched = await standIn.containerId();
@@ -170,7 +170,7 @@ describe("taking over a prelaunched container", () => {
       `exec ${prelaunched} kill-helper`,
       `exec ${prelaunched} ${warmCommand.join(" ")}`,
     ]);
-    const relay = session.spawn([...warmCommand]);
+    const relay = session.takeWarm()!.claim();
     relay.stdout.resume();
     relay.stderr.resume();
     relay.stdin.end();

@@ -14,7 +14,7 @@ export function createProcessPipes(): ProcessPipes {
 
 /**
  * A started exec with stdin attached, wired to its pipes: the one place the exec stream of a spawned
- * process (SandboxSession.spawn, the warm pool's WarmProcess) is connected, closed and waited for.
+ * process (SandboxSession.spawn, a WarmProcess) is connected, closed and waited for.
  * A stream error ends both outputs at once; `connect` starts the flow (a caller may hold it back).
  */
 export class ExecConnection {
@@ -39,7 +39,17 @@ export class ExecConnection {
 
   /** Stdin flows into the exec; its output, demultiplexed, into stdout and stderr. */
   connect(): void {
+    this.connectInput();
+    this.connectOutput();
+  }
+
+  /** Stdin flows into the exec (a warm process's, at its claim). */
+  connectInput(): void {
     this.pipes.stdin.pipe(this.stream);
+  }
+
+  /** The exec's output, demultiplexed, flows into stdout and stderr. */
+  connectOutput(): void {
     this.stream.pipe(new Demultiplexer(this.pipes.stdout, this.pipes.stderr));
   }
 

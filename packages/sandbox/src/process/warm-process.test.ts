@@ -4,7 +4,7 @@ import { RecordingEngine } from "../../test/recording-engine.ts";
 import { SandboxManager } from "../manager.ts";
 
 // createSession({ command }): the command a cold container starts with, through the engine seam with
-// the recording fake (no Docker). The real engine: first-command.docker.test.ts.
+// the recording fake (no Docker). The real engine: warm-process.docker.test.ts.
 const command = ["python3", "-I", "-c", "relay"];
 const commandCall = (id: string) => `exec ${id} ${command.join(" ")}`;
 
@@ -29,6 +29,14 @@ describe("the command a cold session's container starts with", () => {
     expect(session.takeWarm()).toBeUndefined();
     await finishProcess(handle!.claim());
     expect(execs()).toEqual([commandCall(id), `exec ${id} kill-helper`]);
+    await manager.close();
+  });
+
+  it("hands back the very array given as `command`, by which its starter knows it", async () => {
+    const { manager } = coldManager();
+    const given = [...command];
+    const session = await manager.createSession({ command: given });
+    expect(session.takeWarm()?.argv).toBe(given);
     await manager.close();
   });
 

@@ -5,7 +5,7 @@ import { connectDocker } from "../connection/connect-docker.ts";
 import { SandboxManager } from "../manager.ts";
 
 // createSession({ command }) against the real engine: the command's exec is the container's first,
-// ahead of the kill helper's, and the session's spawn of it is that process (first-command.ts).
+// ahead of the kill helper's, and session.takeWarm() hands out that process (warm-process.ts).
 
 /** Upper-cases its stdin; says whether it carries a kill marker. */
 const upper = [
