@@ -11,8 +11,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildAgent } from "@codeaction/core";
-import { parseServerCommand } from "@codeaction/core/internal";
+import { buildAgent, parseServerCommand } from "@codeaction/core";
 import { startOpenAIFixture } from "@codeaction/core/testing";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 

@@ -47,6 +47,8 @@ echo "[test] node scripts/sync-docs.ts --check (docs' code matches the tested ex
 node scripts/sync-docs.ts --check
 echo "[test] node scripts/check-cycles.ts (no import cycles)" >&2
 node scripts/check-cycles.ts
+echo "[test] node scripts/check-cli-boundary.ts (the CLI uses @codeaction/core's public API only)" >&2
+node scripts/check-cli-boundary.ts
 echo "[test] node scripts/file-lengths.ts and scripts/function-lengths.ts --check (400 lines a file, 60 a function)" >&2
 node scripts/file-lengths.ts
 node scripts/function-lengths.ts --check

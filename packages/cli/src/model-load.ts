@@ -23,7 +23,7 @@ export async function loadModel(
   },
 ): Promise<ModelOption> {
   if (choice.kind === "live") {
-    const { loadModel: loadProviderModel } = await import("@codeaction/core/internal");
+    const { loadModel: loadProviderModel } = await import("@codeaction/core");
     const model = await loadProviderModel(choice.model, options.env, {
       timeoutSeconds: options.timeoutSeconds,
     });

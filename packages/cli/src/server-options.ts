@@ -14,8 +14,7 @@ export async function serverSpecs(
 ): Promise<Record<string, ServerSpec>> {
   const servers: Record<string, ServerSpec> = {};
   if (commandLines.length === 0) return servers;
-  const { ConfigError } = await import("@codeaction/core");
-  const { parseServerCommand } = await import("@codeaction/core/internal");
+  const { ConfigError, parseServerCommand } = await import("@codeaction/core");
   for (const commandLine of commandLines) {
     let spec: ServerSpec;
     try {

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { connectServers, type ToolSpec } from "@codeaction/core";
-import { parseServerCommand } from "@codeaction/core/internal";
+import { connectServers, parseServerCommand, type ToolSpec } from "@codeaction/core";
 
 // The reference MCP servers from npm (devDependencies of this package), as `--server` command
 // lines a user would write: each runs as its own process over stdio.

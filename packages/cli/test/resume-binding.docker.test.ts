@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { appendFile, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/internal";
+import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/durable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { laterRun } from "./approve-later-session.ts";
 import { runCli } from "./run-cli.ts";

@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { fromLangChainTool, readReplyProgram, type ToolSpec } from "@codeaction/core";
-import { renderStubSignatures } from "@codeaction/core/internal";
+import { renderStubSignatures } from "@codeaction/core/stubs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectMemoryAndFilesystem } from "./reference-servers.ts";
 import { realisticTools } from "./stub-corpus.ts";

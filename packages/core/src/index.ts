@@ -43,7 +43,8 @@ export { ToolInputError } from "./errors/tool-input-error.ts";
 export { ToolValueError } from "./errors/tool-value-error.ts";
 export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/connect.ts";
 export { connectServers } from "./mcp/on-demand.ts";
-export type { ChatModelRunnable, ModelOption } from "./model/model.ts";
+export { parseServerCommand } from "./mcp/parse-server-command.ts";
+export { type ChatModelRunnable, loadModel, type ModelOption } from "./model/model.ts";
 export type {
   OutputFile,
   OutputFileLimits,
@@ -64,6 +65,7 @@ export { createProgramRunner } from "./program/program-runner.ts";
 export { recordRun } from "./program/record-run.ts";
 export { type ReplayOptions, type ReplayReport, replayRun } from "./program/replay-run.ts";
 export type { ProgramRun } from "./program/run-program.ts";
+export { defaultSandboxDescription } from "./prompt/prompt.ts";
 export { createFileThreadStore, type ThreadStore } from "./steps/file-thread-store.ts";
 export type { RunnerThreadOptions } from "./steps/runner-threads.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";

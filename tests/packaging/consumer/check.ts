@@ -1,5 +1,6 @@
 // Strict type-check of the shipped declarations (module nodenext, skipLibCheck false): what a
-// TypeScript user writes against buildAgent, Agent, AgentResult, attempts and an error class.
+// TypeScript user writes against buildAgent, Agent, AgentResult, attempts and an error class, and
+// against the public subpaths the codeaction command uses too (a chained log, the stubs).
 import {
   type Agent,
   type AgentResult,
@@ -10,6 +11,8 @@ import {
   SandboxRunError,
   type ToolSpec,
 } from "@codeaction/core";
+import { chainedLine, type LineOfFile, type Verification, verifyChain } from "@codeaction/core/durable";
+import { buildStubs, renderStubSignatures, type StubbedTool } from "@codeaction/core/stubs";
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { type ExecResult, SandboxManager } from "@codeaction/sandbox";
 import { tool } from "@langchain/core/tools";
@@ -46,4 +49,16 @@ export async function run(): Promise<ExecResult> {
   await using manager = new SandboxManager({ network: "none" });
   await using session = await manager.createSession();
   return session.execute("python3 -V", { timeout: 5 });
+}
+
+/** A log of one's own on core's chained log, verified; the stubs a program would see for `tools`. */
+export function audit(tools: ToolSpec[]): { verification: Verification; stubs: string; names: string[] } {
+  const first = chainedLine({ event: "run" }, undefined, undefined);
+  const lines: LineOfFile[] = [{ file: "runs.jsonl", line: 1, text: first }];
+  const stubbed: StubbedTool[] = buildStubs(tools);
+  return {
+    verification: verifyChain(lines, { key: undefined, rotatedStart: false }),
+    stubs: renderStubSignatures(tools),
+    names: stubbed.map((stub) => stub.functionName),
+  };
 }

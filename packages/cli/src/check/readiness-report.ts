@@ -1,5 +1,5 @@
 import type { ToolSpec } from "@codeaction/core";
-import { buildStubs } from "@codeaction/core/internal";
+import { buildStubs } from "@codeaction/core/stubs";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type CheckedCall, checkErrorCall, checkExampleCall, exampleArguments } from "./call-checks.ts";
 import { type Finding, staticFindings } from "./static-checks.ts";

@@ -1,5 +1,5 @@
 import type { JsonSchema, ToolSpec } from "@codeaction/core";
-import type { StubbedTool } from "@codeaction/core/internal";
+import type { StubbedTool } from "@codeaction/core/stubs";
 
 export type Severity = "error" | "warning" | "note";
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type Verification, verifyChain } from "@codeaction/core/internal";
+import { type Verification, verifyChain } from "@codeaction/core/durable";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";

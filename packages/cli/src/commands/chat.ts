@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Agent, AgentResult } from "@codeaction/core";
-import { writePrivateFile } from "@codeaction/core/internal";
+import { writePrivateFile } from "@codeaction/core/durable";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { BaseMessage } from "@langchain/core/messages";
 import { choiceOption, parseCommandArguments } from "../arguments.ts";

@@ -80,8 +80,7 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   try {
     const rules = { allow: values.allow ?? [], deny: values.deny ?? [] };
     const approval = approvalRules(loaded.tools, rules, command);
-    const { createProgramRunner } = await import("@codeaction/core");
-    const { defaultSandboxDescription } = await import("@codeaction/core/internal");
+    const { createProgramRunner, defaultSandboxDescription } = await import("@codeaction/core");
     progress.update("checking the Docker sandbox");
     runner = await createProgramRunner({
       tools: loaded.tools,

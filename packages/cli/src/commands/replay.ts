@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { RunRecord as ReplayableRun } from "@codeaction/core";
-import { verifyChain } from "@codeaction/core/internal";
+import { verifyChain } from "@codeaction/core/durable";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";

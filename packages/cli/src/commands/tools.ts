@@ -1,4 +1,4 @@
-import { renderStubSignatures } from "@codeaction/core/internal";
+import { renderStubSignatures } from "@codeaction/core/stubs";
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";

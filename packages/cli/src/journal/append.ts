@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/internal";
+import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 import {
   ensureJournalFolder,

@@ -1,7 +1,7 @@
 import { constants, type Stats } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
-import { withFileLock } from "@codeaction/core/internal";
+import { withFileLock } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 
 // The journal's file operations: its folder made 0700, the file opened without following a link

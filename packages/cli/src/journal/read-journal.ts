@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open, readdir } from "node:fs/promises";
 import { basename, dirname, extname, join } from "node:path";
-import type { LineOfFile } from "@codeaction/core/internal";
+import type { LineOfFile } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 
 /** A journal as one chain: its files oldest first, and every line of them in that order. */

@@ -1,7 +1,7 @@
 // `codeaction resume`'s checks before anything starts: the journal's chain, the kept state's
 // signature and run id, the call it waits on shown, and the decision bound to that call.
 import { pendingArgsDigest, type ResumeDecision, type RunState } from "@codeaction/core";
-import { verifyChain, verifyState } from "@codeaction/core/internal";
+import { verifyChain, verifyState } from "@codeaction/core/durable";
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { dirname } from "node:path";
-import { takeProcessLock } from "@codeaction/core/internal";
+import { takeProcessLock } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 import { ensureJournalFolder } from "./journal-file.ts";
 

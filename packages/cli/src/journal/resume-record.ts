@@ -1,5 +1,5 @@
 import type { InterruptedResult } from "@codeaction/core";
-import type { LineOfFile } from "@codeaction/core/internal";
+import type { LineOfFile } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 import type { KeptRun, RunRecord } from "../run-record.ts";
 

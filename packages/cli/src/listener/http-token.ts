@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { open, rm } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { privateFolder, writePrivateFile } from "@codeaction/core/internal";
+import { privateFolder, writePrivateFile } from "@codeaction/core/durable";
 import { UsageError } from "../errors/usage-error.ts";
 
 /** The shortest token `--token-file` may hold: anything shorter could be guessed. */

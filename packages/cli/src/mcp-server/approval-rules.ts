@@ -1,5 +1,5 @@
 import type { ApprovalHook, ToolSpec } from "@codeaction/core";
-import { buildStubs } from "@codeaction/core/internal";
+import { buildStubs } from "@codeaction/core/stubs";
 import { UsageError } from "../errors/usage-error.ts";
 
 /**

@@ -1,5 +1,5 @@
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
-import { buildStubs } from "@codeaction/core/internal";
+import { buildStubs } from "@codeaction/core/stubs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,

@@ -1,5 +1,5 @@
 import type { ProgramRunner, ToolSpec } from "@codeaction/core";
-import { renderStubSignatures } from "@codeaction/core/internal";
+import { renderStubSignatures } from "@codeaction/core/stubs";
 import { describe, expect, it } from "vitest";
 import { listFunctions } from "./list-functions.ts";
 

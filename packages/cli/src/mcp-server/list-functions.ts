@@ -7,7 +7,7 @@ import {
   planDiscovery,
   type StubbedTool,
   type ToolSearch,
-} from "@codeaction/core/internal";
+} from "@codeaction/core/stubs";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 
 /**

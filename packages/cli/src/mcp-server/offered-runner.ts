@@ -1,5 +1,5 @@
 import type { ProgramRunner, ToolSpec } from "@codeaction/core";
-import { renderStubSignatures } from "@codeaction/core/internal";
+import { renderStubSignatures } from "@codeaction/core/stubs";
 
 /**
  * The runner as the server describes it: only `offered` tools in its list and stubs (run_program's
