@@ -15,13 +15,14 @@ import { saveOutputFiles } from "../output/save-output-files.ts";
 import { type RunRecord, recordEvent } from "../run-record.ts";
 import { type AgentSession, openAgentSession } from "../session/agent-session.ts";
 import { planAgentSession, type SessionPlan } from "../session/session-plan.ts";
+import { sessionState } from "../session/session-state.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { type AnswerFormat, answerFormats, formatAnswer } from "../terminal/format-answer.ts";
 import { createProgress, describeCopy, type Progress } from "../terminal/progress.ts";
 import { programOutputLine } from "../terminal/run-summary.ts";
 import { resumeSecret } from "./ask-approval.ts";
 import { keepWaitingTurn, type SessionApproval, sessionApprovalFor } from "./chat-approval.ts";
-import { modelTimeoutOption, questionOptions, retriesOption, sessionState } from "./question-options.ts";
+import { modelTimeoutOption, questionOptions, retriesOption } from "./question-options.ts";
 
 export const chatHelp = `Usage: codeaction chat [options]
 

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import { DATA_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption } from "../arguments.ts";
 import { UsageError } from "../errors/usage-error.ts";
-import type { SessionState } from "../session/session-plan.ts";
 
 /** The library's default (`defaultModelTimeoutSeconds` in @codeaction/core), here without loading it. */
 export const defaultModelTimeoutSeconds = 90;
@@ -46,26 +44,6 @@ export function stepsOption(command: string, value: string | undefined): number 
     });
   }
   return steps ?? 1;
-}
-
-/**
- * The session's steps and thread: --steps, and (chat, the desk) one live interpreter for the
- * conversation unless --no-state; with CODEACTION_RESUME_SECRET set, the thread is kept signed
- * under .codeaction/threads, so it outlives a restart.
- */
-export function sessionState(
-  command: string,
-  values: { steps?: string | undefined; "no-state"?: boolean | undefined },
-  options: { thread: boolean; cwd: string; secret: string | undefined },
-): SessionState {
-  const thread = options.thread && values["no-state"] !== true;
-  return {
-    maxSteps: stepsOption(command, values.steps),
-    thread,
-    ...(thread && options.secret
-      ? { store: { folder: join(options.cwd, ".codeaction", "threads"), secret: options.secret } }
-      : {}),
-  };
 }
 
 /** How many times `ask` and `chat` try a failed model call again when --retries is not given. */

@@ -3,8 +3,9 @@
 import type { BuildAgentOptions, ModelOption, ThreadStore } from "@codeaction/core";
 import { preimportFor } from "../commands/question-options.ts";
 import type { LoadedData } from "../data-files/csv-tools.ts";
-import type { AgentExtras, SessionOptions, SessionPlan, SessionState } from "./session-plan.ts";
+import type { AgentExtras, SessionOptions, SessionPlan } from "./session-plan.ts";
 import { type AgentModules, type SessionSandbox, sandboxOption } from "./session-sandbox.ts";
+import type { SessionState } from "./session-state.ts";
 
 /** The agent's options for one session. */
 export function agentOptions(parts: {

@@ -8,6 +8,7 @@ import { chooseModel, type ModelChoice } from "../model-choice.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import type { Progress } from "../terminal/progress.ts";
 import type { SessionQuestions } from "./session-sandbox.ts";
+import type { SessionState } from "./session-state.ts";
 
 export type SessionCommand = "ask" | "chat" | "desk";
 
@@ -80,17 +81,6 @@ export type SessionOptions = {
   model?: ModelOption;
   /** Steps and threads (code-action): --steps, and one thread per conversation (chat, the desk). */
   state?: SessionState;
-};
-
-/**
- * How a session's programs keep their state: `maxSteps` programs a question (--steps), and with
- * `thread` one live interpreter for the conversation (its id the session's), stored under
- * `store` (.codeaction/threads) when a resume secret signs it.
- */
-export type SessionState = {
-  maxSteps?: number | undefined;
-  thread?: boolean | undefined;
-  store?: { folder: string; secret: string } | undefined;
 };
 
 /** What the front-end adds to its agent: its approval, and a resumed run's key and used states. */
