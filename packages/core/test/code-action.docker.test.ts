@@ -2,10 +2,10 @@ import { tool } from "@langchain/core/tools";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Agent, AttemptsExhaustedError, type BuildAgentOptions, buildAgent } from "../src/index.ts";
+import { AttemptsExhaustedError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import type { AgentEvent, ApprovalRequest } from "../src/types.ts";
-import { createLoadOrders, programReply, q3RevenueInCents } from "./helpers.ts";
+import { createLoadOrders, programReply, q3RevenueInCents, withAgent } from "./helpers.ts";
 
 const analystQuestion =
   "What was the revenue per region in Q3 2026 (July to September)? " +
@@ -29,15 +29,6 @@ sorted_regions = sorted(revenue_by_region.items(), key=lambda x: x[1], reverse=T
 result_list = [{"region": r, "revenue": round(v + 0.0, 2)} for r, v in sorted_regions]
 print("RESULT: " + json.dumps(result_list))
 `;
-
-async function withAgent<T>(options: BuildAgentOptions, body: (agent: Agent) => Promise<T>): Promise<T> {
-  const agent = await buildAgent(options);
-  try {
-    return await body(agent);
-  } finally {
-    await agent.close();
-  }
-}
 
 const ask = (content: string) => ({ messages: [{ role: "user" as const, content }] });
 

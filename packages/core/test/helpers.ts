@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
+import { type Agent, type BuildAgentOptions, buildAgent } from "../src/index.ts";
 
 export const ordersPath = fileURLToPath(new URL("./fixtures/orders.csv", import.meta.url));
 
@@ -98,4 +99,17 @@ export function runFixtureProcess<T>(script: string, args: string[]): Promise<T>
       else resolve(JSON.parse(line) as T);
     });
   });
+}
+
+/** Builds an agent, runs `body` with it, and closes it. */
+export async function withAgent<T>(
+  options: BuildAgentOptions,
+  body: (agent: Agent) => Promise<T>,
+): Promise<T> {
+  const agent = await buildAgent(options);
+  try {
+    return await body(agent);
+  } finally {
+    await agent.close();
+  }
 }

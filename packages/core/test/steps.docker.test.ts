@@ -3,18 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import {
-  type Agent,
-  type BuildAgentOptions,
-  buildAgent,
-  ConfigError,
-  recordRun,
-  replayRun,
-  StepLimitError,
-} from "../src/index.ts";
+import { buildAgent, ConfigError, recordRun, replayRun, StepLimitError } from "../src/index.ts";
 import { ScriptedChatModel } from "../src/testing/index.ts";
 import type { AgentEvent } from "../src/types.ts";
-import { createLoadOrders, programReply, runFixtureProcess } from "./helpers.ts";
+import { createLoadOrders, programReply, runFixtureProcess, withAgent } from "./helpers.ts";
 
 // Steps (codeAction.maxSteps): several programs over one live interpreter in one run, against
 // real containers; the model is scripted and its requests are read back.
@@ -40,15 +32,6 @@ const step3 = `
 import json
 print("RESULT: " + json.dumps(sorted(((r, round(v, 2)) for r, v in revenue.items()), key=lambda x: -x[1])))
 `;
-
-async function withAgent<T>(options: BuildAgentOptions, body: (agent: Agent) => Promise<T>): Promise<T> {
-  const agent = await buildAgent(options);
-  try {
-    return await body(agent);
-  } finally {
-    await agent.close();
-  }
-}
 
 const ask = (content: string) => ({ messages: [{ role: "user" as const, content }] });
 

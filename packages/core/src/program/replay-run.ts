@@ -60,42 +60,18 @@ async function replayIn(
   record: RunRecord,
   execTimeout: number,
 ): Promise<ReplayReport> {
-  if (record.steps?.length) return replaySteps(session, record, execTimeout);
-  const controller = new AbortController();
-  let stopped: GateStop | undefined;
-  const gate = offlineGate(record.runId, toolsOf(record), record.callLog, (stop) => {
-    stopped = stop;
-    controller.abort(stop.kind === "diverged" ? stop.error : new Error("interrupt"));
-  });
-  const run = await runProgram({
-    session,
-    program: record.program,
-    stubsSource: seededStubs(record.stubs, record.seed),
-    tools: gate.tools,
-    approval: gate.approval,
-    runId: record.runId,
-    execTimeout,
-    maxToolCalls: Math.max(50, record.callLog.length + 1),
-    signal: controller.signal,
-  });
-  return compareReplay(record, run, gate.log.entries().length, stopped);
-}
-
-/**
- * A run with steps: its earlier programs re-executed in one interpreter (reexecute's checks: the
- * same calls, the same ends), then the answering program in it, compared as a single program is.
- */
-async function replaySteps(
-  session: SandboxSession,
-  record: RunRecord,
-  execTimeout: number,
-): Promise<ReplayReport> {
-  const interpreter = new LiveInterpreter(session, {});
-  const tools = toolsOf(record);
   const stubsSource = seededStubs(record.stubs, record.seed);
+  if (!record.steps?.length) {
+    return replayAnswering(record, execTimeout, (options) =>
+      runProgram({ ...options, session, stubsSource }),
+    );
+  }
+  // With steps: the earlier programs re-executed in one interpreter (the same calls, the same ends),
+  // then the answering program in it.
+  const interpreter = new LiveInterpreter(session, {});
   const refused = await reexecuteHistory(interpreter, {
-    history: record.steps ?? [],
-    tools,
+    history: record.steps,
+    tools: toolsOf(record),
     stubsSource,
     runId: record.runId,
     execTimeout,
@@ -109,15 +85,28 @@ async function replaySteps(
       run: { status: "error", exitCode: null, stdout: "", stderr: "" },
     };
   }
+  return replayAnswering(record, execTimeout, (options) => interpreter.run({ ...options, stubsSource }));
+}
+
+type AnsweringRun = Pick<
+  Parameters<typeof runProgram>[0],
+  "program" | "tools" | "approval" | "runId" | "execTimeout" | "maxToolCalls" | "signal"
+>;
+
+/** The record's answering program run by `run`, every call from its log, and compared with the record. */
+async function replayAnswering(
+  record: RunRecord,
+  execTimeout: number,
+  run: (options: AnsweringRun) => Promise<ProgramRun>,
+): Promise<ReplayReport> {
   const controller = new AbortController();
   let stopped: GateStop | undefined;
-  const gate = offlineGate(record.runId, tools, record.callLog, (stop) => {
+  const gate = offlineGate(record.runId, toolsOf(record), record.callLog, (stop) => {
     stopped = stop;
     controller.abort(stop.kind === "diverged" ? stop.error : new Error("interrupt"));
   });
-  const run = await interpreter.run({
+  const ran = await run({
     program: record.program,
-    stubsSource,
     tools: gate.tools,
     approval: gate.approval,
     runId: record.runId,
@@ -125,7 +114,7 @@ async function replaySteps(
     maxToolCalls: Math.max(50, record.callLog.length + 1),
     signal: controller.signal,
   });
-  return compareReplay(record, run, gate.log.entries().length, stopped);
+  return compareReplay(record, ran, gate.log.entries().length, stopped);
 }
 
 /** "reproduced", or the first difference between a replayed run and its record. */
