@@ -28,6 +28,8 @@ export const SLOW_FILES: Readonly<Record<string, number>> = {
   "security:tests/security/lifecycle-config.test.ts": 45,
   "docker:packages/cli/test/approve-later.docker.test.ts": 44,
   "docker:packages/cli/test/mcp-client-fit.docker.test.ts": 33,
+  "docker:packages/core/test/threads.docker.test.ts": 30,
+  "docker:packages/cli/test/threads-cli.docker.test.ts": 20,
   "docker:packages/cli/test/tool-author.docker.test.ts": 33,
   "security:tests/security/privilege.test.ts": 33,
   "docker:packages/cli/test/desk-cards.docker.test.ts": 32,

@@ -157,4 +157,40 @@ describe("OpenTelemetry spans of a code-action turn (official SDK, real engine, 
       "gen_ai.tool.call.result": "5",
     });
   });
+
+  test("a run with steps: one execute_program span per step under invoke_agent, each naming its step; usage adds up", async () => {
+    const model = new ScriptedChatModel([
+      {
+        content: programReply("total = add(a=2, b=3)\nprint(total)"),
+        usage: { inputTokens: 100, outputTokens: 20 },
+      },
+      { content: programReply('print("RESULT:", total * 2)'), usage: { inputTokens: 150, outputTokens: 10 } },
+    ]);
+    await using agent = await buildAgent({
+      model,
+      pattern: "code-action",
+      extraTools: [add],
+      codeAction: { maxSteps: 2 },
+    });
+    const result = await agent.invoke("Twice 2 + 3?");
+    expect(result.answer).toBe("10");
+    const spans = exporter.getFinishedSpans();
+    const agentSpan = spans.find((span) => span.name === "invoke_agent codeaction");
+    const children = childrenOf(spans, agentSpan);
+    expect(
+      children
+        .filter((span) => span.name === "execute_program")
+        .map((span) => [span.attributes["codeaction.step"], span.attributes["codeaction.program.status"]]),
+    ).toEqual([
+      [1, "no-result"],
+      [2, "ok"],
+    ]);
+    expect(agentSpan?.attributes).toMatchObject({
+      "gen_ai.usage.input_tokens": 250,
+      "gen_ai.usage.output_tokens": 30,
+      "codeaction.usage.attempts": 2,
+      "codeaction.usage.tool_calls": 1,
+    });
+    expect(result.usage).toMatchObject({ inputTokens: 250, outputTokens: 30, attempts: 2, toolCalls: 1 });
+  });
 });

@@ -24,7 +24,7 @@ export type ObserveOptions = {
 };
 
 /** Where a model call or a program belongs in the run. */
-export type StepInfo = { attempt?: number; sample?: number; escalated?: boolean };
+export type StepInfo = { attempt?: number; sample?: number; escalated?: boolean; step?: number };
 
 /**
  * What one run is watched by: its usage, its budget (a stop aborts `signal` with the reason) and,
@@ -315,5 +315,6 @@ function stepAttributes(step: StepInfo): Attributes {
     "codeaction.attempt": step.attempt,
     "codeaction.sample": step.sample,
     "codeaction.escalated": step.escalated,
+    "codeaction.step": step.step,
   };
 }

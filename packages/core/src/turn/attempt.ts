@@ -226,7 +226,13 @@ async function runInContainer(
   const step = { attempt: attemptNumber, sample, escalated: attemptOptions.escalated };
   const { observed, tracker } = observeProgram(
     context.observer,
-    { ...step, program, session, callbacks },
+    {
+      ...step,
+      ...(attemptOptions.step === undefined ? {} : { step: attemptOptions.step }),
+      program,
+      session,
+      callbacks,
+    },
     options.tools,
   );
   const gate = gateFor(context, attemptOptions, base, tracker.tools);
