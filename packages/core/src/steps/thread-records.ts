@@ -41,6 +41,8 @@ export function threadStoreAccess(
   options: { secret: string | Uint8Array; toolsDigest: string; dataFiles: readonly DataFile[] },
 ): ThreadStoreAccess {
   const digests = new DataDigests();
+  // Taken now, off the first question's path: its answer waits for the history's save, which names them.
+  void digests.of(options.dataFiles);
   return {
     async load(threadId) {
       const text = await store.read(threadId);
@@ -127,21 +129,20 @@ function verifyRecord(text: string, threadId: string, secret: string | Uint8Arra
 
 /** Data files' SHA-256, computed once per content (by path, size and modification time). */
 class DataDigests {
-  readonly #known = new Map<string, { key: string; sha256: string }>();
+  /** Each file's digest by the key of the content it was taken of; in flight ones shared. */
+  readonly #known = new Map<string, { key: string; sha256: Promise<string> }>();
 
   async of(files: readonly DataFile[]): Promise<Array<{ name: string; sha256: string }>> {
     const digests: Array<{ name: string; sha256: string }> = [];
     for (const file of files) {
       const info = await stat(file.path).catch(() => undefined);
       const key = info ? `${info.size}:${info.mtimeMs}:${info.ino}` : "missing";
-      const known = this.#known.get(file.path);
-      if (known?.key === key) {
-        digests.push({ name: file.name, sha256: known.sha256 });
-        continue;
+      let known = this.#known.get(file.path);
+      if (known?.key !== key) {
+        known = { key, sha256: info ? digestOf(file.path) : Promise.resolve("missing") };
+        this.#known.set(file.path, known);
       }
-      const sha256 = info ? await digestOf(file.path) : "missing";
-      this.#known.set(file.path, { key, sha256 });
-      digests.push({ name: file.name, sha256 });
+      digests.push({ name: file.name, sha256: await known.sha256 });
     }
     return digests;
   }
