@@ -14,10 +14,6 @@ export class LiveInterpreter {
   readonly #preimport: readonly string[];
   #relay: RelayProcess | undefined;
   #ended = false;
-  /** Programs run in this interpreter that left it alive. */
-  steps = 0;
-  /** What `__main__` held after the last step (bounded, from the program's process). */
-  summary = "";
 
   constructor(
     session: SandboxSession,
@@ -49,12 +45,7 @@ export class LiveInterpreter {
       this.#watch(relay);
     }
     const run = await runProgram({ ...options, session: this.session, relay: this.#relay!, keep: true });
-    if (run.living) {
-      this.steps += 1;
-      this.summary = run.summary ?? "";
-    } else {
-      this.#ended = true;
-    }
+    if (!run.living) this.#ended = true;
     return run;
   }
 

@@ -51,11 +51,6 @@ export class ThreadRegistry {
     this.#options = options;
   }
 
-  /** Threads whose interpreter is alive now. */
-  get live(): number {
-    return [...this.#threads.values()].filter((entry) => entry.space.interpreter?.alive).length;
-  }
-
   /** Waits for the thread (runs on one thread go one at a time), then hands out its space. */
   async lease(threadId: string, context: TurnContext): Promise<ThreadLease> {
     if (this.#closed)
