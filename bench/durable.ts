@@ -9,7 +9,7 @@ import { buildAgent, createCodeActionSandbox, fromLangChainTool, type RunState }
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { tool } from "@langchain/core/tools";
 import { z } from "zod";
-import { CallGate } from "../packages/core/src/durable/call-gate.ts";
+import { CallGate } from "../packages/core/src/bridge/call-gate.ts";
 import { runProgram } from "../packages/core/src/program/run-program.ts";
 import { renderStubsModule } from "../packages/core/src/prompt/python-stubs.ts";
 import { fenced } from "./agents.ts";

@@ -1,10 +1,11 @@
 import type { Logger } from "pino";
 import { ToolInputError } from "../errors/tool-input-error.ts";
+import { askApproval, denialOf } from "../tools/approval.ts";
 import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tools/tool-spec.ts";
 import { encodeToolValue } from "../tools/tool-value.ts";
 import { jsonBytesAtLeast } from "../tools/tool-value-size.ts";
 import { describeUnknownKeys, findUnknownKeys } from "../tools/unknown-keys.ts";
-import type { AgentEvent, ApprovalDecision, ApprovalHook, ToolCallRecord } from "../types.ts";
+import type { AgentEvent, ApprovalHook, ToolCallRecord } from "../types.ts";
 import { type KeptValue, keepMessage, keepValue, keptCharacters, keptFields } from "./bounded-value.ts";
 import { EncodedToolResult } from "./encoded-tool-result.ts";
 import { headerFrameParts, hostFrame } from "./frames.ts";
@@ -246,16 +247,12 @@ export class ToolCalls {
   ): Promise<string | undefined> {
     const approval = this.#options.approval;
     if (!approval) return undefined;
-    let decision: ApprovalDecision;
     this.#options.clock.pause();
     try {
-      decision = await approval({ tool, args, runId: this.#options.runId, signal });
-    } catch (error) {
-      return `the approval hook failed, so the call to ${tool} was not made: ${errorMessage(error)}`;
+      return denialOf(tool, await askApproval(approval, { tool, args, runId: this.#options.runId, signal }));
     } finally {
       this.#options.clock.resume();
     }
-    return denialOf(tool, decision);
   }
 
   /** A call the bridge refused before any tool ran: only its size and the reason are kept. */
@@ -318,19 +315,6 @@ export class ToolCalls {
     const parts = body === undefined ? ['{"ok":true,"value":', valueJson ?? "null", "}"] : [body];
     this.#options.send(headerFrameParts(hostFrame.answer, { id }, parts));
   }
-}
-
-/**
- * Undefined when `decision` approves, else the reason the program is given. Only `true` and
- * `{ approved: true }` approve: anything else (an "interrupt" the caller does not handle too) denies.
- */
-export function denialOf(tool: string, decision: ApprovalDecision): string | undefined {
-  if (decision === true) return undefined;
-  if (typeof decision === "object" && decision !== null) {
-    if ("approved" in decision && decision.approved === true) return undefined;
-    if (typeof decision.reason === "string" && decision.reason !== "") return decision.reason;
-  }
-  return `the call to ${tool} was not approved`;
 }
 
 /** The ToolError a program gets for a result over the bridge's limit (`size`: its bytes, or "at least N"). */

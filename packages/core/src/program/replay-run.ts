@@ -1,5 +1,5 @@
 import { type SandboxConfigInput, SandboxManager, type SandboxSession } from "@codeaction/sandbox";
-import type { GateStop } from "../durable/call-gate.ts";
+import type { GateStop } from "../bridge/call-gate.ts";
 import { seededStubs } from "../durable/determinism.ts";
 import type { RunRecord } from "../durable/run-record.ts";
 import { ResumeStateError } from "../errors/resume-state-error.ts";

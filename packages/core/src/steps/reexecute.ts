@@ -1,5 +1,5 @@
 import { bridgeDefaults } from "../bridge/bridge-options.ts";
-import { CallGate, type GateStop } from "../durable/call-gate.ts";
+import { CallGate, type GateStop } from "../bridge/call-gate.ts";
 import type { CallLogEntry } from "../durable/call-log.ts";
 import { seededStubs } from "../durable/determinism.ts";
 import type { HistoryEntry } from "../durable/history.ts";

@@ -1,5 +1,6 @@
 import { SandboxUnavailableError } from "../errors/sandbox-unavailable-error.ts";
 import { ToolInputError } from "../errors/tool-input-error.ts";
+import { askApproval, denialOf } from "../tools/approval.ts";
 import { invalidArguments, roundedMilliseconds, type ToolSpec } from "../tools/tool-spec.ts";
 import { encodeToolValue } from "../tools/tool-value.ts";
 import { describeUnknownKeys, findUnknownKeys } from "../tools/unknown-keys.ts";
@@ -59,7 +60,7 @@ export async function callTool(call: ToolCall): Promise<ToolCallOutcome> {
     // Checked before anyone is asked: an approval is never sought for a call that could not run.
     const invalid = await invalidArguments(tool, args);
     if (invalid !== undefined) return finish("invalid", `Error: ${invalid}`, { error: invalid });
-    const denial = await askApproval(call.approval, {
+    const denial = await approvalOf(call.approval, {
       tool: toolName,
       args,
       runId: call.runId,
@@ -116,27 +117,16 @@ async function invokeTool(
 }
 
 /**
- * Returns the reason of a denial, or undefined when the call may run. Only `true` or
- * `{ approved: true }` approve; anything else, and a hook that throws, denies (fails closed).
- * The wording matches the code-action bridge's.
+ * Returns the reason of a denial, or undefined when the call may run (tools/approval.ts). A cancelled
+ * turn stops waiting for the person: the turn ends with the cancellation, nothing is denied.
  */
-async function askApproval(approval: ApprovalHook, request: ApprovalRequest): Promise<string | undefined> {
-  let decision: unknown;
-  try {
-    decision = await untilAborted(Promise.resolve(approval(request)), request.signal);
-  } catch (thrown) {
-    // A cancelled turn stops waiting for the person: the turn ends, nothing is denied.
-    if (request.signal?.aborted) throw thrown;
-    const message = thrown instanceof Error ? thrown.message : String(thrown);
-    return `the approval hook failed, so the call to ${request.tool} was not made: ${message}`;
-  }
-  if (decision === true) return undefined;
-  if (typeof decision === "object" && decision !== null) {
-    const { approved, reason } = decision as { approved?: unknown; reason?: unknown };
-    if (approved === true) return undefined;
-    if (typeof reason === "string" && reason !== "") return reason;
-  }
-  return `the call to ${request.tool} was not approved`;
+async function approvalOf(approval: ApprovalHook, request: ApprovalRequest): Promise<string | undefined> {
+  const decision = await askApproval(
+    (asked) => untilAborted(Promise.resolve(approval(asked)), asked.signal),
+    request,
+  );
+  request.signal?.throwIfAborted();
+  return denialOf(request.tool, decision);
 }
 
 /** A schema failure (zod, or a tool's own input check) rather than a failure of the tool. */

@@ -1,6 +1,6 @@
 import type { SandboxSession } from "@codeaction/sandbox";
 import type { Logger } from "pino";
-import type { CallGate } from "../durable/call-gate.ts";
+import type { CallGate } from "../bridge/call-gate.ts";
 import { SandboxRunError } from "../errors/sandbox-run-error.ts";
 import { type CollectedFiles, collectOutputFiles, type OutputFileLimits } from "../output/output-files.ts";
 import { placeDataFiles } from "../program/data-files.ts";

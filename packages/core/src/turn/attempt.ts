@@ -1,8 +1,8 @@
 import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
+import type { CallGate } from "../bridge/call-gate.ts";
 import { askWithSearches } from "../discovery/function-lookup.ts";
-import type { CallGate } from "../durable/call-gate.ts";
 import { CodeActionError } from "../errors/code-action-error.ts";
 import { ModelCallError } from "../errors/model-call-error.ts";
 import type { CollectedFiles } from "../output/output-files.ts";

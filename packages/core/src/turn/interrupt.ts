@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { bridgeDefaults } from "../bridge/bridge-options.ts";
-import { CallGate } from "../durable/call-gate.ts";
+import { CallGate } from "../bridge/call-gate.ts";
 import type { CallLogEntry } from "../durable/call-log.ts";
 import { type PendingCall, type RunState, type StateMessage, signState } from "../durable/run-state.ts";
-import type { GateStopped, ResumePlan } from "../durable/stopped-run.ts";
 import { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
 import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { InterruptedResult } from "../types.ts";
+import type { GateStopped, ResumePlan } from "./stopped-run.ts";
 import type { TurnContext } from "./turn-context.ts";
 import { textOf } from "./turn-messages.ts";
 

@@ -3,7 +3,6 @@ import type { CallbackManager } from "@langchain/core/callbacks/manager";
 import type { BaseMessage } from "@langchain/core/messages";
 import type { Logger } from "pino";
 import type { DiscoveryPlan, DiscoverySettings } from "../discovery/tool-index.ts";
-import type { GateStopped, ResumePlan } from "../durable/stopped-run.ts";
 import type { UsedStates } from "../durable/used-states.ts";
 import type { ChatModelRunnable } from "../model/model.ts";
 import type { CollectedFiles, OutputFileLimits } from "../output/output-files.ts";
@@ -12,6 +11,7 @@ import type { AnswerShape } from "../structured-answer.ts";
 import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { RunObserver } from "../tracing/run-observer.ts";
 import type { AgentEvent, ApprovalHook, Attempt, ThreadReport } from "../types.ts";
+import type { GateStopped, ResumePlan } from "./stopped-run.ts";
 
 /** codeAction settings, defaults filled (see build-agent.ts). */
 export type CodeActionSettings = {

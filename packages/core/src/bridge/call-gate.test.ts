@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { echoTool, runLocally } from "../../test/local-relay.ts";
+import type { CallLogEntry } from "../durable/call-log.ts";
+import { seededStubs } from "../durable/determinism.ts";
 import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
 import { renderStubsModule } from "../prompt/python-stubs.ts";
 import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { ApprovalHook } from "../types.ts";
 import { CallGate, type CallGateOptions, type GateStop } from "./call-gate.ts";
-import type { CallLogEntry } from "./call-log.ts";
-import { seededStubs } from "./determinism.ts";
 
 /** A tool that counts its calls and answers `answer(args)`. */
 function countedTool(name: string, answer: (args: Record<string, unknown>) => unknown) {
@@ -93,6 +93,29 @@ describe("the call log", () => {
         .digest("hex"),
       bytes: 3002,
     });
+  });
+  it("a hook that throws denies the call, in the same words as the bridge and the tools pattern, and logs it denied", async () => {
+    const lookup = echoTool("lookup");
+    const charge = echoTool("charge_card");
+    const failing: ApprovalHook = (call) => {
+      if (call.tool === "charge_card") throw new Error("approval service down");
+      return true;
+    };
+    const { run, log } = await runGated(lookupThenCharge, {
+      tools: [lookup.tool, charge.tool],
+      approval: failing,
+    });
+    expect(run.result).toBe(
+      "denied: the approval hook failed, so the call to charge_card was not made: approval service down",
+    );
+    expect(log.map((entry) => [entry.tool, entry.status, entry.error])).toEqual([
+      ["lookup", "ok", undefined],
+      [
+        "charge_card",
+        "denied",
+        "the approval hook failed, so the call to charge_card was not made: approval service down",
+      ],
+    ]);
   });
 });
 

@@ -1,11 +1,3 @@
-import { EncodedToolResult } from "../bridge/encoded-tool-result.ts";
-import { denialOf, errorMessage, resultTooLarge } from "../bridge/tool-calls.ts";
-import type { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
-import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
-import type { ToolSpec } from "../tools/tool-spec.ts";
-import { encodeToolValue } from "../tools/tool-value.ts";
-import { jsonBytesAtLeast } from "../tools/tool-value-size.ts";
-import type { ApprovalHook, ApprovalRequest } from "../types.ts";
 import {
   type CallEnding,
   type CallLogEntry,
@@ -13,8 +5,17 @@ import {
   CallLogRecorder,
   type LoggedCall,
   loggedCall,
-} from "./call-log.ts";
-import type { PendingCall, ResumeDecision } from "./run-state.ts";
+} from "../durable/call-log.ts";
+import type { PendingCall, ResumeDecision } from "../durable/run-state.ts";
+import type { InterruptRefusedError } from "../errors/interrupt-refused-error.ts";
+import { ReplayDivergenceError } from "../errors/replay-divergence-error.ts";
+import { askApproval, denialOf } from "../tools/approval.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
+import { encodeToolValue } from "../tools/tool-value.ts";
+import { jsonBytesAtLeast } from "../tools/tool-value-size.ts";
+import type { ApprovalHook, ApprovalRequest } from "../types.ts";
+import { EncodedToolResult } from "./encoded-tool-result.ts";
+import { errorMessage, resultTooLarge } from "./tool-calls.ts";
 
 /**
  * Why a gate stopped its run: an approval hook answered "interrupt", the program left its log, or
@@ -98,13 +99,7 @@ export class CallGate {
   async #ask(request: ApprovalRequest, plan: Plan) {
     const hook = this.#options.approval;
     if (!hook) return this.#approve(request, plan);
-    let answer: Awaited<ReturnType<ApprovalHook>>;
-    try {
-      answer = await hook(request);
-    } catch (error) {
-      const reason = `the approval hook failed, so the call to ${request.tool} was not made: ${errorMessage(error)}`;
-      return this.#deny(plan, reason);
-    }
+    const answer = await askApproval(hook, request);
     if (answer === "interrupt" || (typeof answer === "object" && answer !== null && "interrupt" in answer)) {
       const reason = typeof answer === "object" ? answer.reason : undefined;
       const pending: PendingCall = {
@@ -128,13 +123,7 @@ export class CallGate {
   async #decidePending(request: ApprovalRequest, plan: Plan, decision: ResumeDecision) {
     const hook = this.#options.approval;
     if (!hook || denialOf(request.tool, decision) !== undefined) return this.#decide(request, plan, decision);
-    let answer: Awaited<ReturnType<ApprovalHook>>;
-    try {
-      answer = await hook({ ...request, resumeDecision: "approved" });
-    } catch (error) {
-      const reason = `the approval hook failed, so the call to ${request.tool} was not made: ${errorMessage(error)}`;
-      return this.#deny(plan, reason);
-    }
+    const answer = await askApproval(hook, { ...request, resumeDecision: "approved" });
     if (answer === "interrupt" || (typeof answer === "object" && "interrupt" in answer)) {
       return this.#decide(request, plan, decision);
     }

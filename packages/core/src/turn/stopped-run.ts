@@ -1,7 +1,7 @@
 import type { BaseMessage } from "@langchain/core/messages";
-import type { GateStop } from "./call-gate.ts";
-import type { CallLogEntry } from "./call-log.ts";
-import type { PendingCall, ResumeDecision, RunState } from "./run-state.ts";
+import type { GateStop } from "../bridge/call-gate.ts";
+import type { CallLogEntry } from "../durable/call-log.ts";
+import type { PendingCall, ResumeDecision, RunState } from "../durable/run-state.ts";
 
 /** A resumed sample's first attempt: the reply that held its program, and the log its calls are answered from. */
 export type ResumePlan = {
