@@ -4,18 +4,18 @@ import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeact
 import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { appendToJournal } from "../journal/append.ts";
+import {
+  completeJournalRecord,
+  failJournalRecord,
+  type JournalRecord,
+  recordEvent,
+  terminalSafeJson,
+} from "../journal/journal-record.ts";
 import { attachReplay } from "../journal/replay-record.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
 import { type ModelChoice, modelCallSettings } from "../model-choice.ts";
 import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
-import {
-  completeRunRecord,
-  failRunRecord,
-  type RunRecord,
-  recordEvent,
-  terminalSafeJson,
-} from "../run-record.ts";
 import type { AgentSession } from "../session/agent-session.ts";
 import { formatAnswer } from "../terminal/format-answer.ts";
 import type { Progress } from "../terminal/progress.ts";
@@ -33,7 +33,7 @@ export type AskTurn = {
   request: AskRequest;
   context: CliContext;
   progress: Progress;
-  record: RunRecord;
+  record: JournalRecord;
   journalPath: string | undefined;
   started: number;
   /** `codeaction resume`: the kept run this turn continues instead of asking the model. */
@@ -93,13 +93,13 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
           onEvent: (event) => recordEvent(record, event),
           image: request.values.image ?? (request.values.data ? dataImage : defaultImage),
         });
-    completeRunRecord(record, result);
+    completeJournalRecord(record, result);
     if (result.status === "interrupted") keepResumeState(record, result);
     else await attachReplay(record, result, agent);
     return result;
   } catch (error) {
     progress.stop();
-    await failRunRecord(record, error);
+    await failJournalRecord(record, error);
     const refusal = error as { code?: unknown; reason?: unknown };
     if (record.resumed && refusal.code === "resume-state" && typeof refusal.reason === "string") {
       record.resumed.refused = refusal.reason;
@@ -121,7 +121,7 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
 }
 
 /** What a resumed run's record says of its decision: approved or denied, the reason, the call it was about. */
-function resumedOf(resume: ResumeRequest): NonNullable<RunRecord["resumed"]> {
+function resumedOf(resume: ResumeRequest): NonNullable<JournalRecord["resumed"]> {
   const { decision } = resume;
   const approved = typeof decision === "boolean" ? decision : decision.approved;
   const reason = typeof decision === "object" ? decision.reason : undefined;

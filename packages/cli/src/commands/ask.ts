@@ -3,8 +3,8 @@ import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeact
 import type { CliContext } from "../context.ts";
 import { dataFileArguments } from "../data-files/data-formats.ts";
 import { defaultJournalPath } from "../journal/append.ts";
+import { createJournalRecord } from "../journal/journal-record.ts";
 import { describeModelChoice } from "../model-choice.ts";
-import { createRunRecord } from "../run-record.ts";
 import { type AgentSession, openAgentSession } from "../session/agent-session.ts";
 import { planAgentSession } from "../session/session-plan.ts";
 import { createProgress, type Progress } from "../terminal/progress.ts";
@@ -65,7 +65,7 @@ async function askInSession(options: {
     ? undefined
     : resolve(context.cwd, values.journal ?? defaultJournalPath);
   const { data, plan } = session;
-  const record = createRunRecord({
+  const record = createJournalRecord({
     question,
     model: plan.modelChoice,
     pattern,

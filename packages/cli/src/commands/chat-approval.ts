@@ -4,9 +4,9 @@ import type { Interface } from "node:readline";
 import type { ApprovalHook, InterruptedResult } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
 import { appendToJournal } from "../journal/append.ts";
+import { completeJournalRecord, createJournalRecord, type JournalRecord } from "../journal/journal-record.ts";
 import { keepResumeState } from "../journal/resume-record.ts";
 import { createTerminalApproval, type QuestionHold } from "../program/terminal-approval.ts";
-import { completeRunRecord, createRunRecord, type RunRecord } from "../run-record.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { reportInterrupted, resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
 
@@ -81,7 +81,7 @@ export function chatApprovalFor(context: CliContext, journal: string): ChatAppro
 /** A chat session's approval, and the record each of its turns is followed in. */
 export type SessionApproval = {
   chat: ChatApproval;
-  newRecord: (question: string) => RunRecord;
+  newRecord: (question: string) => JournalRecord;
   /** What buildAgent takes: the hook, and the secret that signs a kept state. */
   agentOptions: { approval: ApprovalHook; resumeSecret?: string };
 };
@@ -89,14 +89,14 @@ export type SessionApproval = {
 /** --approve in `chat`: the approval, and each turn's record (journaled when answered "later"). */
 export function sessionApprovalFor(
   context: CliContext,
-  options: { journal: string; record: Omit<Parameters<typeof createRunRecord>[0], "question"> },
+  options: { journal: string; record: Omit<Parameters<typeof createJournalRecord>[0], "question"> },
 ): SessionApproval {
   const chat = chatApprovalFor(context, options.journal);
   const secret = resumeSecret(context.env);
   return {
     chat,
     agentOptions: { approval: chat.hook, ...(secret ? { resumeSecret: secret } : {}) },
-    newRecord: (question) => ({ ...createRunRecord({ ...options.record, question }), command: "chat" }),
+    newRecord: (question) => ({ ...createJournalRecord({ ...options.record, question }), command: "chat" }),
   };
 }
 
@@ -106,13 +106,13 @@ export function sessionApprovalFor(
  * chat; the session goes on. A journal that cannot be written is reported (the run cannot resume).
  */
 export async function keepWaitingTurn(options: {
-  record: RunRecord;
+  record: JournalRecord;
   result: InterruptedResult;
   journal: string;
   context: CliContext;
 }): Promise<void> {
   const { record, result, journal, context } = options;
-  completeRunRecord(record, result);
+  completeJournalRecord(record, result);
   keepResumeState(record, result);
   let kept = false;
   try {

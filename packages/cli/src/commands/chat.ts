@@ -9,10 +9,10 @@ import type { CliContext } from "../context.ts";
 import { type DataFileArgument, dataFileArguments } from "../data-files/data-formats.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
+import { type JournalRecord, recordEvent } from "../journal/journal-record.ts";
 import { describeModelChoice, modelCallSettings } from "../model-choice.ts";
 import { explainModelFailure, type ModelCallSettings } from "../model-failure.ts";
 import { saveOutputFiles } from "../output/save-output-files.ts";
-import { type RunRecord, recordEvent } from "../run-record.ts";
 import { type AgentSession, openAgentSession } from "../session/agent-session.ts";
 import { planAgentSession, type SessionPlan } from "../session/session-plan.ts";
 import { sessionState } from "../session/session-state.ts";
@@ -360,7 +360,7 @@ async function finishTurn(
   session: Session,
   turn: ChatTurn,
   result: AgentResult,
-  record: RunRecord | undefined,
+  record: JournalRecord | undefined,
 ): Promise<void> {
   if (result.status === "interrupted") {
     // The turn waits for `codeaction resume`: the conversation goes on without it.

@@ -1,8 +1,8 @@
 import { parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
 import { UsageError } from "../errors/usage-error.ts";
+import { terminalSafeJson } from "../journal/journal-record.ts";
 import { loadTools } from "../load-tools.ts";
-import { terminalSafeJson } from "../run-record.ts";
 import { createProgress } from "../terminal/progress.ts";
 
 export const checkHelp = `Usage: codeaction check --server "CMD"... [--call [--args TOOL=JSON]...] [--json]

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/durable";
+import { appendChained } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 import {
   ensureJournalFolder,
@@ -52,49 +52,28 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   return value;
 }
 
-/** How much of the file's end is read to find the chain's last link (it ends the last line). */
-const tailBytes = 1024;
-
 /**
- * Appends one run record as one line, chained to the record before it (see chain.ts), under the
- * journal's lock. The folder is created 0700 and the file 0600, no link is followed, and a file
+ * Appends one run record as one line, chained to the record before it (core's chained log), under
+ * the journal's lock. The folder is created 0700 and the file 0600, no link is followed, and a file
  * the line would take past `maxBytes` is rotated first: the new file's first record links to the
  * rotated file's last. Throws a CliError naming the path and the fix when it cannot write.
  */
 export async function appendToJournal(path: string, record: object, env: NodeJS.ProcessEnv): Promise<string> {
-  const settings = journalSettings(env);
+  const { key, maxBytes, keep } = journalSettings(env);
   const absolute = resolve(path);
   try {
     await ensureJournalFolder(absolute);
-    await withJournalLock(absolute, async () => {
-      let handle = await openJournalFile(absolute);
-      try {
-        const { size } = await handle.stat();
-        const end = size === 0 ? undefined : await readChainEnd(handle, size);
-        const line = `${chainedLine(record, end, settings.key)}\n`;
-        if (size > 0 && size + Buffer.byteLength(line) > settings.maxBytes) {
-          await handle.close();
-          await rotateJournal(absolute, settings.keep);
-          handle = await openJournalFile(absolute, { exclusive: true });
-        }
-        await handle.write(line);
-      } finally {
-        await handle.close().catch(() => undefined);
-      }
-    });
+    await withJournalLock(absolute, () =>
+      appendChained(absolute, record, {
+        key,
+        maxBytes,
+        open: openJournalFile,
+        rotate: (full) => rotateJournal(full, keep),
+      }),
+    );
   } catch (error) {
     if (CliError.isInstance(error)) throw error;
     throw journalError(path, (error as Error).message, error);
   }
   return absolute;
-}
-
-async function readChainEnd(
-  handle: import("node:fs/promises").FileHandle,
-  size: number,
-): Promise<ChainEnd | undefined> {
-  const length = Math.min(size, tailBytes);
-  const buffer = Buffer.alloc(length);
-  await handle.read(buffer, 0, length, size - length);
-  return chainEndOf(buffer.toString("utf8"));
 }

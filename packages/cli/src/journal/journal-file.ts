@@ -1,7 +1,7 @@
-import { constants, type Stats } from "node:fs";
-import { type FileHandle, lstat, mkdir, open, rename, unlink } from "node:fs/promises";
+import type { Stats } from "node:fs";
+import { type FileHandle, lstat, mkdir, rename, unlink } from "node:fs/promises";
 import { basename, dirname, extname } from "node:path";
-import { withFileLock } from "@codeaction/core/durable";
+import { openChainedLog, withFileLock } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
 
 // The journal's file operations: its folder made 0700, the file opened without following a link
@@ -48,17 +48,8 @@ export async function openJournalFile(
   path: string,
   options: { exclusive?: boolean } = {},
 ): Promise<FileHandle> {
-  // Read and write: the chain's last link is read from the file's end before appending.
-  const flags =
-    constants.O_RDWR |
-    constants.O_APPEND |
-    constants.O_CREAT |
-    constants.O_NOFOLLOW |
-    constants.O_NONBLOCK |
-    (options.exclusive ? constants.O_EXCL : 0);
-  let handle: FileHandle;
   try {
-    handle = await open(path, flags, 0o600);
+    return await openChainedLog(path, { exclusive: options.exclusive ?? false });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ELOOP" || code === "EMLINK") {
@@ -69,15 +60,9 @@ export async function openJournalFile(
       );
     }
     if (code === "ENXIO") throw journalError(path, "it is a FIFO or socket, not a file", error);
+    if (code === "ENOTREGULAR") throw journalError(path, "it is not a regular file", error);
     throw journalError(path, (error as Error).message, error);
   }
-  const found = await handle.stat();
-  if (!found.isFile()) {
-    await handle.close();
-    throw journalError(path, "it is not a regular file");
-  }
-  if ((found.mode & 0o077) !== 0) await handle.chmod(0o600);
-  return handle;
 }
 
 /** `runs.jsonl` rotated for the nth time back: `runs.1.jsonl` is the newest rotated file. */

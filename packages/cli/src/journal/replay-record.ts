@@ -1,5 +1,5 @@
 import type { Agent, AgentResult, RunRecord as ReplayableRun } from "@codeaction/core";
-import type { RunRecord } from "../run-record.ts";
+import type { JournalRecord } from "./journal-record.ts";
 
 /** The largest replay record (program, stubs, call log) the journal keeps, in characters of JSON. */
 export const replayRecordCharacters = 512 * 1024;
@@ -10,7 +10,7 @@ export const replayRecordCharacters = 512 * 1024;
  * in `replayOmitted`. A call whose result was over the call log's limit is kept as a digest only,
  * and such a run cannot be replayed (replay says so).
  */
-export async function attachReplay(record: RunRecord, result: AgentResult, agent: Agent): Promise<void> {
+export async function attachReplay(record: JournalRecord, result: AgentResult, agent: Agent): Promise<void> {
   if (result.pattern !== "code-action") return;
   const { recordRun } = await import("@codeaction/core");
   let replay: ReplayableRun;

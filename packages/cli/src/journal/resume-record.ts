@@ -1,7 +1,7 @@
 import type { InterruptedResult } from "@codeaction/core";
 import type { LineOfFile } from "@codeaction/core/durable";
 import { CliError } from "../errors/cli-error.ts";
-import type { KeptRun, RunRecord } from "../run-record.ts";
+import type { JournalRecord, KeptRun } from "./journal-record.ts";
 
 /** The largest run state the journal keeps, in characters of JSON (a state holds the call log so far). */
 export const resumeStateCharacters = 2 * 1024 * 1024;
@@ -10,7 +10,7 @@ export const resumeStateCharacters = 2 * 1024 * 1024;
  * Puts an interrupted run's state into its record, as it is (it is signed: redacting or cutting it
  * would break the signature), when it is within `resumeStateCharacters`; else says why not.
  */
-export function keepResumeState(record: RunRecord, result: InterruptedResult): void {
+export function keepResumeState(record: JournalRecord, result: InterruptedResult): void {
   const { pending, state } = result.interrupt;
   const characters = JSON.stringify(state).length;
   if (characters > resumeStateCharacters) {

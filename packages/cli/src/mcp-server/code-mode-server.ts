@@ -7,7 +7,7 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { recordToolCall } from "../run-record.ts";
+import { recordToolCall } from "../journal/journal-record.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
 import {
   callProgramResult,

@@ -1,14 +1,14 @@
 // Files a program saved under /workspace/out, written to disk and listed on stderr (ask and chat).
 import type { AgentResult } from "@codeaction/core";
 import type { CliContext } from "../context.ts";
-import type { RunRecord } from "../run-record.ts";
+import type { JournalRecord } from "../journal/journal-record.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { outputFolderFor, writeOutputFiles } from "./write-output-files.ts";
 
 /** Writes the files that came back to disk, records where, and lists them (and any refusals) on stderr. */
 export async function saveOutputFiles(
   result: AgentResult,
-  record: RunRecord | undefined,
+  record: JournalRecord | undefined,
   options: { out: string | undefined; context: CliContext },
 ): Promise<string[]> {
   const { context } = options;

@@ -1,8 +1,8 @@
-import { constants } from "node:fs";
-import { type FileHandle, open, readdir, readFile, rename } from "node:fs/promises";
+import { readdir, readFile, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { sha256Hex } from "./canonical-json.ts";
-import { type ChainEnd, chainEndOf, chainedLine } from "./record-chain.ts";
+import { appendChained } from "./chained-log.ts";
+import type { ChainEnd } from "./record-chain.ts";
 import { type ChainBreak, type LineOfFile, verifyChain } from "./verify-chain.ts";
 
 // The file run store's log: every save and take, one chained line each (record-chain.ts, as the
@@ -26,20 +26,12 @@ export async function appendStoreLog(
   record: StoreLogRecord,
   options: { key: string | undefined; maxBytes: number },
 ): Promise<void> {
-  const path = join(directory, storeLogName);
-  let handle = await openLog(path);
+  const rotate = (path: string) => rename(path, join(directory, rotatedLogName));
   try {
-    const { size } = await handle.stat();
-    const end = size === 0 ? undefined : await chainEnd(handle, size);
-    const line = `${chainedLine(record, end, options.key)}\n`;
-    if (size > 0 && size + Buffer.byteLength(line) > options.maxBytes) {
-      await handle.close();
-      await rename(path, join(directory, rotatedLogName));
-      handle = await openLog(path);
-    }
-    await handle.write(line);
-  } finally {
-    await handle.close().catch(() => undefined);
+    await appendChained(join(directory, storeLogName), record, { ...options, rotate });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOTREGULAR") throw error;
+    throw new Error(`the run store's log ${join(directory, storeLogName)} is not a regular file`);
   }
 }
 
@@ -129,23 +121,4 @@ async function checkStates(
     }
   }
   return problems;
-}
-
-async function openLog(path: string): Promise<FileHandle> {
-  const flags =
-    constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-  const handle = await open(path, flags, 0o600);
-  if (!(await handle.stat()).isFile()) {
-    await handle.close();
-    throw new Error(`the run store's log ${path} is not a regular file`);
-  }
-  return handle;
-}
-
-/** The chain's last link, read from the file's end. */
-async function chainEnd(handle: FileHandle, size: number): Promise<ChainEnd | undefined> {
-  const length = Math.min(size, 1024);
-  const buffer = Buffer.alloc(length);
-  await handle.read(buffer, 0, length, size - length);
-  return chainEndOf(buffer.toString("utf8"));
 }

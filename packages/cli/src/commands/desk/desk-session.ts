@@ -4,15 +4,15 @@ import type { BaseMessage } from "@langchain/core/messages";
 import type { CliContext } from "../../context.ts";
 import type { DataFileArgument } from "../../data-files/data-formats.ts";
 import { appendToJournal } from "../../journal/append.ts";
+import {
+  completeJournalRecord,
+  createJournalRecord,
+  failJournalRecord,
+  type JournalRecord,
+  recordEvent,
+} from "../../journal/journal-record.ts";
 import type { ModelChoice } from "../../model-choice.ts";
 import { outputFolderFor, writeOutputFiles } from "../../output/write-output-files.ts";
-import {
-  completeRunRecord,
-  createRunRecord,
-  failRunRecord,
-  type RunRecord,
-  recordEvent,
-} from "../../run-record.ts";
 import type { BuiltSession } from "../../session/agent-session.ts";
 import { parseAnswer } from "../../terminal/format-answer.ts";
 import { describeError } from "./desk-errors.ts";
@@ -76,8 +76,8 @@ export async function askInDesk(
   }
   const built = await readyAgent(session, send);
   if (!built) return;
-  const record: RunRecord = {
-    ...createRunRecord({
+  const record: JournalRecord = {
+    ...createJournalRecord({
       question,
       model: session.modelChoice,
       pattern: "code-action",
@@ -106,7 +106,7 @@ export async function askInDesk(
     }
     throw new Error("the agent's stream ended without an answer");
   } catch (error) {
-    await failRunRecord(record, error);
+    await failJournalRecord(record, error);
     record.timings.totalMs = Math.round(performance.now() - started);
     if (session.journalPath) {
       await appendToJournal(session.journalPath, record, session.context.env).catch(() => undefined);
@@ -135,13 +135,13 @@ async function finish(
   session: DeskSession,
   options: {
     result: AgentResult;
-    record: RunRecord;
+    record: JournalRecord;
     started: number;
     send: (event: DeskEvent) => void;
   },
 ): Promise<void> {
   const { result, record, send } = options;
-  completeRunRecord(record, result);
+  completeJournalRecord(record, result);
   record.timings.totalMs = Math.round(performance.now() - options.started);
   session.messages = result.messages;
   const paths =

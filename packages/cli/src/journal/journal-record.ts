@@ -7,11 +7,11 @@ import type {
   RunUsage,
   ToolCallRecord,
 } from "@codeaction/core";
-import type { CsvTable } from "./data-files/csv-table.ts";
-import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./journal/record-limits.ts";
-import { redactSecrets } from "./journal/redact.ts";
-import type { ModelChoice } from "./model-choice.ts";
-import { type RecordedOutputFile, recordOutputFile } from "./output/write-output-files.ts";
+import type { CsvTable } from "../data-files/csv-table.ts";
+import type { ModelChoice } from "../model-choice.ts";
+import { type RecordedOutputFile, recordOutputFile } from "../output/write-output-files.ts";
+import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./record-limits.ts";
+import { redactSecrets } from "./redact.ts";
 
 /** A tool result bigger than this (as JSON) is kept in the record as a preview and its size. */
 export const toolResultPreviewCharacters = 2000;
@@ -52,7 +52,7 @@ export type KeptRun = { pending: PendingCall; state: unknown };
  * What one `ask` did, as written to the journal and printed by --json: the question, the model,
  * the inputs, every attempt's program with its output and tool calls, the status and the timings.
  */
-export type RunRecord = {
+export type JournalRecord = {
   version: 1;
   runId?: string;
   startedAt: string;
@@ -105,7 +105,7 @@ export type RunRecord = {
   };
 };
 
-export function createRunRecord(options: {
+export function createJournalRecord(options: {
   question: string;
   model: ModelChoice;
   pattern: "code-action" | "tools";
@@ -113,7 +113,7 @@ export function createRunRecord(options: {
   tables: CsvTable[];
   toolNames: string[];
   servers: Record<string, string>;
-}): RunRecord {
+}): JournalRecord {
   // Keys are created in the order they read best in the journal; unset ones are left out of the JSON.
   return {
     version: 1,
@@ -219,7 +219,7 @@ function omitted(counts: Record<string, number | undefined>): Record<string, num
 }
 
 /** The last `recordLimits.attempts` attempts, each within the record's limits. */
-function recordAttempts(record: RunRecord, attempts: readonly (Attempt | RecordedAttempt)[]): void {
+function recordAttempts(record: JournalRecord, attempts: readonly (Attempt | RecordedAttempt)[]): void {
   const cut = Math.max(0, attempts.length - recordLimits.attempts);
   record.attempts = attempts.slice(cut).map(recordAttempt);
   if (cut > 0) record.attemptsOmitted = cut;
@@ -227,7 +227,7 @@ function recordAttempts(record: RunRecord, attempts: readonly (Attempt | Recorde
 }
 
 /** Ends the record: its answer within the limits, and the whole record cut to fit (fitRecord). */
-function finishRecord(record: RunRecord): void {
+function finishRecord(record: JournalRecord): void {
   if (record.answer !== undefined) {
     const answer = keepHead(record.answer, recordLimits.textCharacters);
     record.answer = answer.text;
@@ -242,7 +242,7 @@ function finishRecord(record: RunRecord): void {
  * attempts (a model that fails, a scripted model that runs out) still has its runId and each
  * attempt's program, exit, output tails and tool calls in its record.
  */
-export function recordEvent(record: RunRecord, event: AgentEvent): void {
+export function recordEvent(record: JournalRecord, event: AgentEvent): void {
   if ("runId" in event && record.runId === undefined) record.runId = event.runId;
   const current = record.attempts.at(-1);
   if (event.type === "program-start") {
@@ -279,7 +279,7 @@ export function recordEvent(record: RunRecord, event: AgentEvent): void {
 }
 
 /** Fills the record from a finished turn. */
-export function completeRunRecord(record: RunRecord, result: AgentResult): void {
+export function completeJournalRecord(record: JournalRecord, result: AgentResult): void {
   record.runId = result.runId;
   record.status = result.status === "answered" ? "ok" : result.status;
   record.answer = result.answer;
@@ -299,7 +299,7 @@ export function completeRunRecord(record: RunRecord, result: AgentResult): void 
  * attempts stay on record. Loads @codeaction/core only here (it is loaded by then): `ask` imports
  * this module before LangChain loads, so that its sandbox's container starts first.
  */
-export async function failRunRecord(record: RunRecord, error: unknown): Promise<void> {
+export async function failJournalRecord(record: JournalRecord, error: unknown): Promise<void> {
   const { AbortError } = await import("@codeaction/core");
   record.status = AbortError.isInstance(error) ? "aborted" : "failed";
   const code = (error as { code?: unknown }).code;
