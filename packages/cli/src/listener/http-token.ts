@@ -78,14 +78,17 @@ export async function readTokenFile(path: string, command: string): Promise<stri
  * comparison is constant-time whatever the lengths (timingSafeEqual needs equal lengths).
  */
 export function bearerChecker(token: string): (authorization: string | undefined) => boolean {
-  const expected = createHash("sha256").update(token).digest();
+  const matches = secretMatcher(token);
   return (authorization) => {
     const match = /^Bearer +(\S+) *$/i.exec(authorization ?? "");
-    const given = createHash("sha256")
-      .update(match?.[1] ?? "")
-      .digest();
-    return timingSafeEqual(expected, given) && match !== null;
+    return matches(match?.[1] ?? "") && match !== null;
   };
+}
+
+/** A constant-time comparison with `secret`: both sides hashed, so lengths tell nothing either. */
+export function secretMatcher(secret: string): (given: string) => boolean {
+  const expected = createHash("sha256").update(secret).digest();
+  return (given) => timingSafeEqual(expected, createHash("sha256").update(given).digest());
 }
 
 /** The folder holding generated tokens: ~/.codeaction/mcp, mode 0700. */

@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import { secretMatcher } from "../../listener/http-token.ts";
 import { allowedHostnames, checkRequest, type Refusal } from "../../listener/request-checks.ts";
 
 /**
@@ -70,12 +70,6 @@ export function deskChecker(options: { host: string; token: string; pageToken: s
       message: "unauthorized: open the desk with the address codeaction desk printed (it carries ?token=)",
     };
   };
-}
-
-/** A constant-time comparison with `secret`: both sides hashed, so lengths tell nothing either. */
-function secretMatcher(secret: string): (given: string) => boolean {
-  const expected = createHash("sha256").update(secret).digest();
-  return (given) => timingSafeEqual(expected, createHash("sha256").update(given).digest());
 }
 
 function cookieValue(request: IncomingMessage, name: string): string | undefined {
