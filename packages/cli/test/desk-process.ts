@@ -29,6 +29,7 @@ export async function startDesk(options: {
   await writeFile(replay, JSON.stringify({ replies: options.replies }));
   const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
   delete env.OPENAI_API_KEY;
+  if (options.env?.CODEACTION_RESUME_SECRET === undefined) delete env.CODEACTION_RESUME_SECRET;
   const desk: ChildProcess = spawn(process.execPath, [binPath, "desk", ...options.args, "--replay", replay], {
     cwd: options.cwd,
     env,

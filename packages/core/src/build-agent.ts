@@ -2,14 +2,12 @@ import { parseSize, type SandboxManager } from "@codeaction/sandbox";
 import { CodeActionAgent, type TurnStream } from "./agent.ts";
 import { type BuildAgentOptions, parseBuildAgentOptions } from "./build-agent-options.ts";
 import { type Build, describeSandbox, newBuild, readySandbox } from "./build-agent-sandbox.ts";
-import { sha256Hex } from "./durable/canonical-json.ts";
 import { ConfigError } from "./errors/config-error.ts";
 import { connectServers } from "./mcp/index.ts";
 import { loadModel } from "./model/model.ts";
 import { type DataFile, describeDataFiles, describeDataFilesForPrompt } from "./program/data-files.ts";
 import { describeNetwork } from "./prompt/prompt.ts";
-import { renderStubsModule } from "./prompt/python-stubs.ts";
-import { threadStoreAccess } from "./steps/thread-records.ts";
+import { threadStoreAccess, toolDigestsOf } from "./steps/thread-records.ts";
 import { ThreadRegistry } from "./steps/thread-registry.ts";
 import type { ResponseFormat, StructuredOf } from "./structured-answer.ts";
 import { fromLangChainTool } from "./tools/from-langchain.ts";
@@ -153,7 +151,7 @@ function threadRegistryFor(
     options.threadStore && options.resumeSecret !== undefined
       ? threadStoreAccess(options.threadStore, {
           secret: options.resumeSecret,
-          toolsDigest: sha256Hex(renderStubsModule(tools)),
+          tools: toolDigestsOf(tools),
           dataFiles,
         })
       : undefined;

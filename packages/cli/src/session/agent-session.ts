@@ -43,6 +43,8 @@ export type AgentSession = {
   callOptions(options?: { signal?: AbortSignal | undefined }): Partial<RunnableConfig>;
   /** A new conversation: a new thread id; the old thread's interpreter and history are dropped. */
   newConversation(): Promise<void>;
+  /** The conversation's thread id (chat, the desk). */
+  readonly threadId: string;
   /** Closes the agent, the data's conversions and the sandbox, once: a later call waits for the first. */
   close(): Promise<void>;
 };
@@ -166,6 +168,7 @@ function sessionOf(parts: {
     await data.close();
     await closeSandbox(sandbox);
   };
+  const conversation = conversationOf(options, () => agent);
   return {
     plan,
     options,
@@ -182,7 +185,11 @@ function sessionOf(parts: {
       building ??= build(extras);
       return building;
     },
-    ...conversationOf(options, () => agent),
+    callOptions: conversation.callOptions,
+    newConversation: conversation.newConversation,
+    get threadId() {
+      return conversation.threadId;
+    },
     close() {
       closing ??= close();
       return closing;
@@ -197,9 +204,12 @@ function sessionOf(parts: {
 function conversationOf(
   options: SessionOptions,
   agent: () => Agent | undefined,
-): Pick<AgentSession, "callOptions" | "newConversation"> {
-  let threadId = newThreadId();
+): Pick<AgentSession, "callOptions" | "newConversation" | "threadId"> {
+  let threadId = options.threadId ?? newThreadId();
   return {
+    get threadId() {
+      return threadId;
+    },
     callOptions: ({ signal } = {}) => ({
       ...(signal ? { signal } : {}),
       ...(options.state?.thread ? { configurable: { thread_id: threadId } } : {}),
@@ -227,13 +237,16 @@ function newThreadId(): string {
 export async function reopenWithFiles(
   session: AgentSession,
   context: CliContext,
-  options: { files: DataFileArgument[]; progress: Progress; scans?: ScanJob[] },
+  options: { files: DataFileArgument[]; progress: Progress; scans?: ScanJob[]; threadId?: string },
 ): Promise<BuiltSession> {
   const { scans: _scansBefore, ...settings } = session.options;
+  // The same conversation: with a thread store, its interpreter is restored from the history kept
+  // there (a file added leaves the earlier programs' data as it was).
   const reopened = await openAgentSession(session.plan, context, {
     ...settings,
     ...options,
     model: session.model,
+    threadId: options.threadId ?? session.threadId,
   });
   return buildSession(reopened);
 }

@@ -81,6 +81,8 @@ export type SessionOptions = {
   model?: ModelOption;
   /** Steps and threads (code-action): --steps, and one thread per conversation (chat, the desk). */
   state?: SessionState;
+  /** The conversation to go on with (the desk's agent rebuilt after an upload); else a new one. */
+  threadId?: string;
 };
 
 /** What the front-end adds to its agent: its approval, and a resumed run's key and used states. */

@@ -1,4 +1,7 @@
 // A session's steps and thread from the command line (--steps, --no-state) and the environment.
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stepsOption } from "../commands/question-options.ts";
 
@@ -31,4 +34,19 @@ export function sessionState(
       ? { store: { folder: join(options.cwd, ".codeaction", "threads"), secret: options.secret } }
       : {}),
   };
+}
+
+/**
+ * A thread store for this process alone (the desk without CODEACTION_RESUME_SECRET): a private
+ * folder made by mkdtemp (0700) and a random key held in memory, so the conversation's interpreter
+ * comes back after the agent is rebuilt over an uploaded file; `remove` deletes it when the desk stops.
+ * Nothing outlives the process but a folder of files only this user can read, if it is killed.
+ */
+export async function scratchThreadStore(
+  state: SessionState,
+): Promise<{ state: SessionState; remove: () => Promise<void> }> {
+  if (!state.thread || state.store) return { state, remove: async () => {} };
+  const folder = await mkdtemp(join(tmpdir(), "codeaction-desk-threads-"));
+  const store = { folder, secret: randomBytes(32).toString("hex") };
+  return { state: { ...state, store }, remove: () => rm(folder, { recursive: true, force: true }) };
 }

@@ -8,6 +8,7 @@ import { type ChainEnd, chainEndOf, chainedLine } from "./record-chain.ts";
 /** How much of the file's end is read to find the chain's last link (it ends the last line). */
 const tailBytes = 1024;
 
+/** How `appendChained` appends: the chain's key, the size that rotates a file, the rotation and the file's opening. */
 export type ChainedAppend = {
   /** The HMAC key of the chain; without it the lines are chained by SHA-256 hashes. */
   key: string | undefined;

@@ -3,10 +3,12 @@ import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/prom
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { canonicalJson, hmacHex } from "../durable/canonical-json.ts";
 import { ThreadError } from "../errors/thread-error.ts";
+import type { DataFile } from "../program/data-files.ts";
 import { createFileThreadStore } from "./file-thread-store.ts";
 import { StepSpace } from "./step-space.ts";
-import { threadStoreAccess } from "./thread-records.ts";
+import { type ToolDigest, threadStoreAccess } from "./thread-records.ts";
 
 // The thread store as an attacker who can write its folder sees it: every changed, moved, linked or
 // oversized record is refused before anything runs, and changed tools or data files start afresh.
@@ -26,7 +28,7 @@ async function setUp(options: { toolsDigest?: string; data?: string } = {}) {
   const access = (toolsDigest = options.toolsDigest ?? "tools-1") =>
     threadStoreAccess(store, {
       secret,
-      toolsDigest,
+      tools: [{ name: "lookup", sha256: toolsDigest }],
       dataFiles: [{ path: dataPath, name: "data.csv", size: 8 }],
     });
   const space = StepSpace.fromHistory({
@@ -90,7 +92,7 @@ describe("the signed thread store", () => {
     const { access, path, folder } = await setUp();
     const other = threadStoreAccess(createFileThreadStore(join(folder, "threads")), {
       secret: "another-secret-of-32-characters!",
-      toolsDigest: "tools-1",
+      tools: [{ name: "lookup", sha256: "tools-1" }],
       dataFiles: [],
     });
     await other.save("T", StepSpace.fromHistory({ seed: "s", history: [] }));
@@ -102,10 +104,54 @@ describe("the signed thread store", () => {
     const { access, dataPath } = await setUp();
     const tools = await access("tools-2").load("T");
     expect(tools?.history).toEqual([]);
-    expect(tools?.lost).toBe("the agent's tools changed since its programs ran");
+    expect(tools?.lost).toBe("the tool lookup changed since its programs ran");
     await writeFile(dataPath, "a,b\n1,3\n");
     const data = await access().load("T");
     expect(data?.history).toEqual([]);
     expect(data?.lost).toBe("the data file data.csv changed since its programs ran");
+  });
+
+  it("restores when a tool and a data file were added since (an upload), and starts afresh when one is gone", async () => {
+    const { folder, dataPath } = await setUp();
+    const addedPath = join(folder, "returns.csv");
+    await writeFile(addedPath, "id\n1\n");
+    const store = createFileThreadStore(join(folder, "threads"));
+    const data = { path: dataPath, name: "data.csv", size: 8 };
+    const returns = { path: addedPath, name: "returns.csv", size: 5 };
+    const lookup = { name: "lookup", sha256: "tools-1" };
+    const load = (tools: ToolDigest[], dataFiles: DataFile[]) =>
+      threadStoreAccess(store, { secret, tools, dataFiles }).load("T");
+    const added = await load([lookup, { name: "load_returns", sha256: "r" }], [data, returns]);
+    expect(added?.lost).toBeUndefined();
+    expect(added?.history.map((entry) => entry.program)).toEqual(["total = load()"]);
+    const fileGone = await load([lookup], [returns]);
+    expect(fileGone?.history).toEqual([]);
+    expect(fileGone?.lost).toBe("the data file data.csv is gone since its programs ran");
+    const toolGone = await load([], [data]);
+    expect(toolGone?.history).toEqual([]);
+    expect(toolGone?.lost).toBe("the tool lookup is gone since its programs ran");
+  });
+
+  it("starts afresh, saying why, from a history stored by the earlier version (one digest for all tools)", async () => {
+    const { folder, dataPath } = await setUp();
+    const store = createFileThreadStore(join(folder, "threads"));
+    const content = {
+      format: "codeaction.thread",
+      version: 1,
+      threadId: "old",
+      seed: "s",
+      summary: "",
+      history: [{ program: "x = 1", exitCode: 0, callLog: [] }],
+      toolsDigest: "all-tools",
+      dataFiles: [],
+    };
+    await store.write(
+      "old",
+      JSON.stringify({ ...content, signature: hmacHex(secret, canonicalJson(content)) }),
+    );
+    const data = { path: dataPath, name: "data.csv", size: 8 };
+    const old = await threadStoreAccess(store, { secret, tools: [], dataFiles: [data] }).load("old");
+    expect(old?.history).toEqual([]);
+    expect(old?.lost).toBe("its history was stored by an earlier version of codeaction");
   });
 });

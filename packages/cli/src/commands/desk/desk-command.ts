@@ -4,15 +4,25 @@ import { extname, join, resolve } from "node:path";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { parseCommandArguments } from "../../arguments.ts";
 import type { CliContext } from "../../context.ts";
-import { dataFileArguments, supportedExtensions } from "../../data-files/data-formats.ts";
+import {
+  type DataFileArgument,
+  dataFileArguments,
+  supportedExtensions,
+} from "../../data-files/data-formats.ts";
 import { UsageError } from "../../errors/usage-error.ts";
 import { defaultJournalPath } from "../../journal/append.ts";
 import { createToken } from "../../listener/http-token.ts";
 import { describeModelChoice } from "../../model-choice.ts";
-import { buildSession, openAgentSession, reopenWithFiles } from "../../session/agent-session.ts";
-import { planAgentSession } from "../../session/session-plan.ts";
-import { sessionState } from "../../session/session-state.ts";
-import { createProgress } from "../../terminal/progress.ts";
+import {
+  type AgentSession,
+  type BuiltSession,
+  buildSession,
+  openAgentSession,
+  reopenWithFiles,
+} from "../../session/agent-session.ts";
+import { planAgentSession, type SessionPlan } from "../../session/session-plan.ts";
+import { type SessionState, scratchThreadStore, sessionState } from "../../session/session-state.ts";
+import { createProgress, type Progress } from "../../terminal/progress.ts";
 import { untilStopped } from "../../until-stopped.ts";
 import { resumeSecret } from "../ask-approval.ts";
 import { modelTimeoutOption, questionOptions, retriesOption } from "../question-options.ts";
@@ -49,7 +59,8 @@ Options:
   --no-state                a fresh interpreter for every question; by default a conversation keeps
                             one live interpreter, so a follow-up finds what earlier programs loaded
                             ("New conversation" drops it; kept signed under .codeaction/threads
-                            when CODEACTION_RESUME_SECRET is set)
+                            when CODEACTION_RESUME_SECRET is set, else in a temporary folder of
+                            the desk's own until it stops, so an upload keeps it too)
   --quiet                   no progress on stderr while the data files are read
   --open                    open the page in the browser (xdg-open or open), with a login address
                             good once and for a minute (never the token)
@@ -97,6 +108,7 @@ export async function deskCommand(args: string[], context: CliContext): Promise<
   }
   await listener.close();
   await session.built?.close();
+  await session.removeThreads?.();
   return 0;
 }
 
@@ -111,39 +123,33 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
   const progress = createProgress({ stream: context.stderr, quiet: values.quiet === true });
   progress.note(describeModelChoice(plan.modelChoice));
   const image = values.image ?? (values.data ? DATA_IMAGE : DEFAULT_IMAGE);
-  const opened = await openAgentSession(plan, context, {
-    pattern: "code-action",
-    image,
+  const scratch = await scratchThreadStore(
+    sessionState(command, values, { thread: true, cwd: context.cwd, secret: resumeSecret(context.env) }),
+  );
+  const { opened, built } = await openDeskAgent(values, context, {
+    plan,
     files,
-    questions: "many",
+    image,
     progress,
-    modelCall: () => ({
-      retries: retriesOption(command, values.retries),
-      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
-    }),
-    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
-    modelLoad: "before-data",
-    state: sessionState(command, values, {
-      thread: true,
-      cwd: context.cwd,
-      secret: resumeSecret(context.env),
-    }),
-  });
-  const built = await buildSession(opened).catch((error: unknown) => {
-    if (!isSandboxProblem(error)) throw error;
-    // The page still opens: each question shows this with its fix, and tries again.
-    context.stderr.write(`codeaction desk: the sandbox cannot start yet: ${describeError(error).message}\n`);
-    return undefined;
+    state: scratch.state,
+  }).catch(async (error: unknown) => {
+    await scratch.remove();
+    throw error;
   });
   progress.stop();
   // The desk's agents share the session's model (a replay goes on with its next reply), servers and
   // image; each is built over the data files given: again after an upload, or after a failed start.
   const quietProgress = createProgress({ stream: context.stderr, quiet: true });
-  return {
+  const session: DeskSession = {
     built,
     files,
+    // The same conversation goes on over the new files: its thread restored from the store.
     buildAgent: (rebuiltFiles) =>
-      reopenWithFiles(opened, context, { files: rebuiltFiles, progress: quietProgress }),
+      reopenWithFiles(opened, context, {
+        files: rebuiltFiles,
+        progress: quietProgress,
+        threadId: (session.built ?? opened).threadId,
+      }),
     uploadFolder,
     modelChoice: plan.modelChoice,
     image,
@@ -155,7 +161,47 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
       : resolve(context.cwd, values.journal ?? defaultJournalPath),
     messages: [],
     busy: false,
+    removeThreads: scratch.remove,
   };
+  return session;
+}
+
+/**
+ * The desk's agent session, opened and its agent built. A sandbox that cannot start yet leaves the
+ * agent unbuilt: the page still opens, and each question shows that with its fix and tries again.
+ */
+async function openDeskAgent(
+  values: DeskValues,
+  context: CliContext,
+  options: {
+    plan: SessionPlan;
+    files: DataFileArgument[];
+    image: string;
+    progress: Progress;
+    state: SessionState;
+  },
+): Promise<{ opened: AgentSession; built: BuiltSession | undefined }> {
+  const command = "desk";
+  const opened = await openAgentSession(options.plan, context, {
+    pattern: "code-action",
+    image: options.image,
+    files: options.files,
+    questions: "many",
+    progress: options.progress,
+    modelCall: () => ({
+      retries: retriesOption(command, values.retries),
+      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+    }),
+    onRetry: (line) => context.stderr.write(`codeaction: ${line}\n`),
+    modelLoad: "before-data",
+    state: options.state,
+  });
+  const built = await buildSession(opened).catch((error: unknown) => {
+    if (!isSandboxProblem(error)) throw error;
+    context.stderr.write(`codeaction desk: the sandbox cannot start yet: ${describeError(error).message}\n`);
+    return undefined;
+  });
+  return { opened, built };
 }
 
 /** --csv, --file, the files in --folder and what earlier uploads left, read from the command's folder. */

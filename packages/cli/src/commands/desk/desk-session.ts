@@ -51,6 +51,8 @@ export type DeskSession = {
   messages: BaseMessage[];
   /** A question or an upload is under way: another waits (409). */
   busy: boolean;
+  /** Removes the conversation's thread store of this process alone, when the desk stops. */
+  removeThreads?: () => Promise<void>;
 };
 
 /**
