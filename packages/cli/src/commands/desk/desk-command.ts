@@ -8,7 +8,7 @@ import { dataFileArguments, supportedExtensions } from "../../data-files/data-fo
 import { UsageError } from "../../errors/usage-error.ts";
 import { defaultJournalPath } from "../../journal/append.ts";
 import { createToken } from "../../listener/http-token.ts";
-import { describeModelChoice } from "../../model-choice.ts";
+import { describeModelChoice, modelCallSettings } from "../../model-choice.ts";
 import { buildSession, openAgentSession, reopenWithFiles } from "../../session/agent-session.ts";
 import { planAgentSession } from "../../session/session-plan.ts";
 import { sessionState } from "../../session/session-state.ts";
@@ -146,6 +146,11 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
       reopenWithFiles(opened, context, { files: rebuiltFiles, progress: quietProgress }),
     uploadFolder,
     modelChoice: plan.modelChoice,
+    modelCall: modelCallSettings(plan.modelChoice, {
+      retries: retriesOption(command, values.retries),
+      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+      model: values.model,
+    }),
     image,
     servers: plan.serverLines,
     context,

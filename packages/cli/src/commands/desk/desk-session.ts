@@ -5,6 +5,7 @@ import type { CliContext } from "../../context.ts";
 import type { DataFileArgument } from "../../data-files/data-formats.ts";
 import { appendToJournal } from "../../journal/append.ts";
 import type { ModelChoice } from "../../model-choice.ts";
+import type { ModelCallSettings } from "../../model-failure.ts";
 import { outputFolderFor, writeOutputFiles } from "../../output/write-output-files.ts";
 import {
   completeRunRecord,
@@ -41,6 +42,8 @@ export type DeskSession = {
   /** The desk's own folder for the files dropped on the page. */
   uploadFolder: string;
   modelChoice: ModelChoice;
+  /** Where the model calls go, their tries and timeout: a failed call's message names them. */
+  modelCall: ModelCallSettings;
   image: string;
   /** Each --server command line by its server's name, for the run record. */
   servers: Record<string, string>;
@@ -111,7 +114,7 @@ export async function askInDesk(
     if (session.journalPath) {
       await appendToJournal(session.journalPath, record, session.context.env).catch(() => undefined);
     }
-    send({ event: "error", data: describeError(error, built.data.tables) });
+    send({ event: "error", data: describeError(error, built.data.tables, session.modelCall) });
   }
 }
 
