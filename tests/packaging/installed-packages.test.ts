@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAnthropicFixture } from "../../packages/core/src/testing/index.ts";
+import { startAnthropicFixture, startOpenAIFixture } from "../../packages/core/src/testing/index.ts";
 import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
 import { type PackedPackage, packPackages, publishedPackages, repositoryRoot } from "./pack-packages.ts";
 import { type CommandRun, describeRun, runCommand } from "./run-command.ts";
@@ -287,6 +287,26 @@ describe.each<Installer>(["npm", "pnpm"])(
           model: "claude-sonnet-4-5",
           apiKey: "sk-ant-test",
         });
+      } finally {
+        await fixture.close();
+      }
+    });
+
+    it("codeaction ask against a model that accepts the connection and never answers: ends after the timeout and the retries, saying so plainly", async () => {
+      // OpenAI's wire format; every request is read and never answered.
+      const fixture = await startOpenAIFixture({ replies: [], silent: {} });
+      try {
+        const args = ["ask", "--model-timeout", "2", "--no-journal", "What is 6 times 7?"];
+        const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fixture.baseURL };
+        const run = await runInstalledCli(project, installer, args, env);
+        // It ends by itself (not killed by the runner's bound), with the default retries' 3 calls.
+        expect(run.exitCode, describeRun(run)).toBe(1);
+        expect(fixture.requests).toHaveLength(3);
+        expect(run.stderr).toContain("the model did not answer in time; retry 1 of 2");
+        expect(run.stderr).toContain(
+          `The model at ${fixture.baseURL} did not answer within 2 s, tried 3 times (--retries 2).`,
+        );
+        expect(run.stderr).not.toMatch(/undici|withRetry|Request timed out/);
       } finally {
         await fixture.close();
       }
