@@ -2,9 +2,12 @@
 // Node's module loader spent about 800 of the main thread's 1,740 ms of CPU in an `ask` on this
 // machine resolving and loading the ~850 files of our packages, LangChain, zod, dockerode and the
 // rest one by one; bundled, that `ask` went from 1.44-1.57 s to 1.10-1.40 s (docs/performance.md).
-// The bundle serves only the command: `import "@codeaction/cli"` and the other packages stay
-// unbundled, and the dependencies stay declared and installed (dynamic imports of model providers
-// the user installs, such as @langchain/anthropic, resolve from the installed tree as before).
+// The bundle is the whole package: the command (`main`) and the library (`index`, what
+// `import "@codeaction/cli"` loads) hold our packages and every dependency, so @codeaction/cli
+// declares no dependency and an install of it is its tarball alone (issue 43, item 10). Dynamic
+// imports of model providers the user installs, such as @langchain/anthropic, resolve from the
+// project's tree, with the project's own @langchain/core.
+import { cpSync } from "node:fs";
 import { basename, join } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { assetTables } from "./asset-tables.ts";
@@ -12,12 +15,15 @@ import { assetTables } from "./asset-tables.ts";
 // Files read at run time (the bridge's Python files, the image recipes, the desk's page, package.json,
 // the worker threads' entries) are found by name through each package's asset table
 // (packages/sandbox/src/assets/package-assets.ts), which knows this bundle's layout: a worker's entry
-// is the bundle's own `<name>.js` beside the chunks, every other file is read from the installed
-// package that ships it (resolved from the bundle, as the unbundled packages would). So the only
-// thing this build tells the code is that it is the bundle: `import.meta.codeactionBundle` (below).
-// The assets are not copied here: one copy each, in the package that owns it.
+// is the bundle's own `<name>.js` beside the chunks; the CLI's own files are read from the installed
+// CLI; the other packages' files from the bundle's copy, `packages/<name>/` in the package's own
+// layout (copied below). So the only thing this build tells the code is that it is the bundle, and
+// whose: `import.meta.codeactionBundle` (below).
 
-/** The command's entry, and one entry per worker thread the asset tables name (`workerEntry`). */
+/** The package that ships the bundle: its own files are read where it is installed. */
+const bundleOwner = "@codeaction/cli";
+
+/** The command's entry, the library's, and one entry per worker thread the asset tables name (`workerEntry`). */
 export function bundleEntries(): Record<string, string> {
   const workers = Object.entries(assetTables).flatMap(([packageName, places]) =>
     Object.values(places).flatMap((place) =>
@@ -26,7 +32,11 @@ export function bundleEntries(): Record<string, string> {
         : [],
     ),
   );
-  return { main: "packages/cli/src/main.ts", ...Object.fromEntries(workers) };
+  return {
+    main: "packages/cli/src/main.ts",
+    index: "packages/cli/src/index.ts",
+    ...Object.fromEntries(workers),
+  };
 }
 
 /**
@@ -77,13 +87,39 @@ export async function bundleCli(root: string): Promise<string[]> {
     outdir,
     chunkNames: "[name]-[hash]",
     banner: { js: preamble },
-    // The mark package-assets.ts reads to know it runs from this bundle (a build-time constant).
-    define: { "import.meta.codeactionBundle": "true" },
+    // The mark package-assets.ts reads to know it runs from this bundle, and whose (a build-time constant).
+    define: { "import.meta.codeactionBundle": JSON.stringify(bundleOwner) },
     // ssh2's optional native helpers: required inside try/catch, absent unless compiled.
     external: ["cpu-features", "*.node"],
     plugins: [withoutBuildKitSessions],
     metafile: true,
     logLevel: "warning",
   });
-  return Object.keys(result.metafile.outputs);
+  return [...Object.keys(result.metafile.outputs), ...copyPackageFiles(root, outdir)];
+}
+
+/**
+ * The run-time files of the packages the bundle holds (all but its owner's), copied to
+ * `<bundle>/packages/<name>/` in each package's own layout: `packageFile`s from the package's
+ * root, `besideCode` files into `dist/`. Worker entries are the bundle's own.
+ */
+function copyPackageFiles(root: string, outdir: string): string[] {
+  const copied: string[] = [];
+  for (const [folder, places] of Object.entries(assetTables)) {
+    const packageName = `@codeaction/${folder}`;
+    if (packageName === bundleOwner) continue;
+    for (const place of Object.values(places)) {
+      const [from, to] =
+        "packageFile" in place
+          ? [place.packageFile, place.packageFile]
+          : "besideCode" in place
+            ? [`src/${place.besideCode}`, `dist/${place.besideCode}`]
+            : [];
+      if (!from || !to) continue;
+      const target = join(outdir, "packages", packageName, to);
+      cpSync(join(root, "packages", folder, from), target);
+      copied.push(target);
+    }
+  }
+  return copied;
 }

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startAnthropicFixture } from "../../packages/core/src/testing/index.ts";
+import { startAnthropicFixture, startOpenAIFixture } from "../../packages/core/src/testing/index.ts";
 import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
 import { type PackedPackage, packPackages, publishedPackages, repositoryRoot } from "./pack-packages.ts";
-import { describeRun, runCommand } from "./run-command.ts";
+import { type CommandRun, describeRun, runCommand } from "./run-command.ts";
 
 // What a user gets: the packages built, packed with `pnpm pack`, installed from the tarballs into a
 // new project under /tmp (outside the workspace) by npm and by pnpm, and used there against the
@@ -43,9 +43,11 @@ describe("the tarballs", () => {
       const files = await listing(entry);
       expect(files, entry.name).toContain("package/LICENSE");
       expect(files, entry.name).toContain("package/README.md");
-      expect(files, entry.name).toContain("package/dist/index.js");
+      // The CLI's code is its bundle (below): its tsc JavaScript is not shipped, its declarations are.
+      const code = entry.name === "cli" ? "package/dist/bundle/index.js" : "package/dist/index.js";
+      expect(files, entry.name).toContain(code);
       expect(files, entry.name).toContain("package/dist/index.d.ts");
-      expect(files, entry.name).toContain("package/dist/index.js.map");
+      if (entry.name !== "cli") expect(files, entry.name).toContain("package/dist/index.js.map");
       expect(files, entry.name).toContain("package/dist/index.d.ts.map");
       const strays = files.filter((file) =>
         /(\.test\.|test-helper|\/fixtures\/|egress-fixture|\/src\/|\/test\/|tsbuildinfo)/.test(file),
@@ -66,14 +68,112 @@ describe("the tarballs", () => {
     );
     const cli = await listing(packed.find((entry) => entry.name === "cli")!);
     expect(cli).toContain("package/dist/bin.js");
-    // The command's bundle (scripts/bundle-cli.ts): its entry and its worker threads' entries.
+    // The command's bundle (scripts/bundle-cli.ts): the command's and the library's entries, its
+    // worker threads' entries, and its copies of core's and the sandbox's run-time files.
     expect(cli).toEqual(
       expect.arrayContaining([
         "package/dist/bundle/main.js",
+        "package/dist/bundle/index.js",
         "package/dist/bundle/prelaunch-worker.js",
         "package/dist/bundle/scan-worker.js",
+        "package/dist/bundle/packages/@codeaction/core/dist/bridge/relay.py",
+        "package/dist/bundle/packages/@codeaction/sandbox/images/python/Dockerfile",
       ]),
     );
+    // One copy of the code: no tsc JavaScript beside the bundle but the bin that loads it.
+    const unbundled = cli.filter((file) => /^package\/dist\/(?!bundle\/).*\.js(\.map)?$/.test(file));
+    expect(unbundled).toEqual(["package/dist/bin.js"]);
+  });
+});
+
+describe("@codeaction/cli installed alone with npm (the command's install)", () => {
+  let project: string;
+  let install: CommandRun;
+
+  beforeAll(async () => {
+    project = join(workArea, "consumer-cli-alone");
+    await mkdir(project);
+    await writeFile(
+      join(project, "package.json"),
+      '{ "name": "cli-alone", "private": true, "type": "module" }\n',
+    );
+    await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(project, "orders.csv"));
+    await copyFile(
+      join(repositoryRoot, "examples/replays/q3-revenue.json"),
+      join(project, "q3-revenue.json"),
+    );
+    const cli = packed.find((entry) => entry.name === "cli")!;
+    install = await runCommand("npm", ["install", "--no-audit", "--no-fund", cli.tarball], {
+      cwd: project,
+      timeoutMs: 300_000,
+    });
+    expect(install.exitCode, describeRun(install)).toBe(0);
+  }, 600_000);
+
+  it("installs one package, the tarball: no dependency, no install script", async () => {
+    const manifest = JSON.parse(
+      await readFile(join(project, "node_modules/@codeaction/cli/package.json"), "utf8"),
+    ) as { dependencies?: object; scripts?: Record<string, string> };
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(Object.keys(manifest.scripts ?? {}).filter((name) => /install/.test(name))).toEqual([]);
+    const top = await readdir(join(project, "node_modules"));
+    expect(top.filter((name) => !name.startsWith("."))).toEqual(["@codeaction"]);
+    expect(await readdir(join(project, "node_modules/@codeaction"))).toEqual(["cli"]);
+  });
+
+  it("the command runs from its bundle alone: --version, image build, ask --replay in a container", async () => {
+    const version = await runInstalledCli(project, "npm", ["--version"]);
+    expect(version.stdout.trim(), describeRun(version)).toBe("0.1.0");
+    // The image recipe and the bridge's Python files are the bundle's copies (no @codeaction/sandbox
+    // nor @codeaction/core is installed).
+    const image = await runInstalledCli(project, "npm", ["image", "build"]);
+    expect(image.stdout, describeRun(image)).toMatch(
+      /^codeaction\/python:3\.11 is current \(recipe [0-9a-f]{16}\)/,
+    );
+    const args = ["ask", "--csv", "orders.csv", "--replay", "q3-revenue.json", "--no-journal", question];
+    const run = await runInstalledCli(project, "npm", args);
+    expect(run.exitCode, describeRun(run)).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(seedTotals);
+  });
+
+  it('import "@codeaction/cli" works as a library from the bundle', async () => {
+    const script =
+      'const cli = await import("@codeaction/cli"); console.log(Object.keys(cli).sort().join(","), new cli.CliError("x", { code: "usage" }).exitCode);';
+    const run = await runCommand(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: project,
+      timeoutMs: 60_000,
+    });
+    expect(run.stdout.trim(), describeRun(run)).toBe("CliError,main,run 1");
+  });
+});
+
+describe("the packed READMEs' links", () => {
+  it("each resolves from the registry page: absolute, into this repository's main branch, to a page that exists", async () => {
+    for (const entry of packed) {
+      const read = async (file: string) =>
+        (
+          await runCommand("tar", ["xzf", entry.tarball, "-O", `package/${file}`], {
+            cwd: workArea,
+            timeoutMs: 60_000,
+          })
+        ).stdout;
+      const manifest = JSON.parse(await read("package.json")) as { repository: { url: string } };
+      const repository = manifest.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+      const readme = await read("README.md");
+      const targets = [...readme.matchAll(/\]\(([^)\s]+)\)|(https?:\/\/[^\s)>]+)/g)].map(
+        (found) => found[1] ?? found[2] ?? "",
+      );
+      // A page named but not linked (`docs/cli.md`) does not open from the registry page.
+      expect(readme, entry.name).not.toMatch(/`docs\/[\w-]+\.md`/);
+      expect(targets.filter((target) => target.endsWith(".md")).length, entry.name).toBeGreaterThan(0);
+      for (const target of targets) {
+        const inRepository = new RegExp(
+          `^${repository.replaceAll(".", "\\.")}/(?:blob|tree)/main/(.+)$`,
+        ).exec(target);
+        expect(inRepository, `${entry.name}: ${target}`).not.toBeNull();
+        await expect(stat(join(repositoryRoot, inRepository?.[1] ?? "")), target).resolves.toBeDefined();
+      }
+    }
   });
 });
 
@@ -96,7 +196,7 @@ describe("pnpm publish --dry-run", () => {
         .split("\n")
         .filter((line) => /\b(warn|WARN|ERR)\b/.test(line) && !expected.test(line));
       expect(warnings.join("\n")).toBe("");
-      expect(output).toMatch(/npm notice .*dist\/index\.js\b/);
+      expect(output).toMatch(/npm notice .*dist\/(bundle\/)?index\.js\b/);
       expect(output).not.toMatch(/npm notice .*(\.test\.|\/src\/)/);
     },
   );
@@ -187,6 +287,26 @@ describe.each<Installer>(["npm", "pnpm"])(
           model: "claude-sonnet-4-5",
           apiKey: "sk-ant-test",
         });
+      } finally {
+        await fixture.close();
+      }
+    });
+
+    it("codeaction ask against a model that accepts the connection and never answers: ends after the timeout and the retries, saying so plainly", async () => {
+      // OpenAI's wire format; every request is read and never answered.
+      const fixture = await startOpenAIFixture({ replies: [], silent: {} });
+      try {
+        const args = ["ask", "--model-timeout", "2", "--no-journal", "What is 6 times 7?"];
+        const env = { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: fixture.baseURL };
+        const run = await runInstalledCli(project, installer, args, env);
+        // It ends by itself (not killed by the runner's bound), with the default retries' 3 calls.
+        expect(run.exitCode, describeRun(run)).toBe(1);
+        expect(fixture.requests).toHaveLength(3);
+        expect(run.stderr).toContain("the model did not answer in time; retry 1 of 2");
+        expect(run.stderr).toContain(
+          `The model at ${fixture.baseURL} did not answer within 2 s, tried 3 times (--retries 2).`,
+        );
+        expect(run.stderr).not.toMatch(/undici|withRetry|Request timed out/);
       } finally {
         await fixture.close();
       }

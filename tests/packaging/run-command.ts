@@ -6,7 +6,7 @@ export type CommandRun = { exitCode: number | null; stdout: string; stderr: stri
 const outputCap = 1024 * 1024;
 
 /**
- * Runs a command (no shell) with no OPENAI_API_KEY (plus `env`), keeping at most 1 MiB of each stream, and
+ * Runs a command (no shell) with no OPENAI_API_KEY nor OPENAI_BASE_URL but what `env` gives, keeping at most 1 MiB of each stream, and
  * resolves with its exit code and output; SIGKILLs it after `timeoutMs`.
  */
 export function runCommand(
@@ -14,9 +14,10 @@ export function runCommand(
   args: string[],
   options: { cwd: string; timeoutMs: number; env?: Record<string, string> },
 ): Promise<CommandRun> {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false", ...options.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_update_notifier: "false" };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
+  Object.assign(env, options.env);
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";

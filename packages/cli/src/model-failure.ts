@@ -117,7 +117,7 @@ export function describeRetry(notice: ModelRetryNotice): string {
 }
 
 /** The provider's message: its first line, without LangChain's troubleshooting link, at most 160 characters. */
-function providerText(error: unknown): string {
+export function providerText(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const line = (text.replace(/\s*Troubleshooting URL: \S+/g, "").split("\n")[0] ?? "")
     .trim()
@@ -141,6 +141,51 @@ export function explainModelFailure(error: unknown, settings: ModelCallSettings)
   });
 }
 
+/** What a failed model call came to, by cause: one message each, in the command and on the desk. */
+export type ModelFailureCause =
+  | { cause: "timeout" }
+  | { cause: "key"; status: number }
+  | { cause: "model-name"; status: number }
+  | { cause: "rate-limit"; status: number }
+  | { cause: "provider"; status: number }
+  | { cause: "unreachable"; code: string }
+  | { cause: "other"; status?: number };
+
+/** The cause of a failed call: `error` is what the provider's client threw, `status` its HTTP status. */
+export function modelFailureCause(error: unknown, status: number | undefined): ModelFailureCause {
+  if (isTimeout(error)) return { cause: "timeout" };
+  if (status === 401 || status === 403) return { cause: "key", status };
+  if (status === 404) return { cause: "model-name", status };
+  if (status === 429) return { cause: "rate-limit", status };
+  if (status !== undefined && status >= 500) return { cause: "provider", status };
+  const unreachable = connectionFailure(error);
+  if (unreachable !== undefined) return { cause: "unreachable", code: unreachable };
+  return status === undefined ? { cause: "other" } : { cause: "other", status };
+}
+
+/**
+ * The model call's failure along `error`'s causes (core's `model-call` error, at most 8 deep), with
+ * what the provider's client threw and its HTTP status; undefined when the error is not one.
+ */
+export function modelCallFailure(
+  error: unknown,
+): { failure: Error; cause: unknown; status: number | undefined } | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
+    if ((current as { code?: unknown }).code === "model-call" && !CliError.isInstance(current)) {
+      const cause = current.cause ?? current;
+      return { failure: current, cause, status: httpStatus(cause) ?? httpStatus(current) };
+    }
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** "tried once" or "tried 3 times", for a message (the command adds its option). */
+export function triesText(retries: number): string {
+  return retries === 0 ? "tried once" : `tried ${retries + 1} times`;
+}
+
 function modelFailureMessage(
   cause: unknown,
   status: number | undefined,
@@ -148,28 +193,26 @@ function modelFailureMessage(
 ): string {
   const { place, retries } = settings;
   const said = providerText(cause);
-  const tries =
-    retries === 0 ? "tried once (--retries 0)" : `tried ${retries + 1} times (--retries ${retries})`;
-  if (isTimeout(cause)) {
-    return `The model at ${place} did not answer within ${settings.timeoutSeconds} s, ${tries}. Give it longer with --model-timeout SECONDS, or check that the server there answers.`;
+  const tries = `${triesText(retries)} (--retries ${retries})`;
+  const found = modelFailureCause(cause, status);
+  switch (found.cause) {
+    case "timeout":
+      return `The model at ${place} did not answer within ${settings.timeoutSeconds} s, ${tries}. Give it longer with --model-timeout SECONDS, or check that the server there answers.`;
+    case "key":
+      return `The model at ${place} refused the key (HTTP ${found.status}): ${said}. Check the key (OPENAI_API_KEY, or the provider's own variable): it must be one this server accepts.`;
+    case "model-name": {
+      const model = settings.model ? ` ${settings.model}` : "";
+      return `The model at ${place} does not know the model${model} (HTTP 404): ${said}. Check --model, and that OPENAI_BASE_URL points at the server that has it.`;
+    }
+    case "rate-limit":
+      return `The model at ${place} is limiting the rate of requests (HTTP 429), ${tries}, each retry after the wait its Retry-After asked for (at most ${maximumRetryAfterMs / 1000} s): ${said}. Wait and try again, or give it more tries with --retries N.`;
+    case "provider":
+      return `The provider at ${place} failed (HTTP ${found.status}), ${tries}: ${said}. The provider may be busy or down: try again later, or give it more tries with --retries N.`;
+    case "unreachable":
+      return `Could not reach the model at ${place} (${found.code}), ${tries}. Check that a server answers there (OPENAI_BASE_URL for an OpenAI-compatible one) and that this machine reaches it.`;
+    default: {
+      const answered = found.status === undefined ? "" : ` (HTTP ${found.status})`;
+      return `The model call to ${place} failed${answered}: ${said}. Check the model's key (OPENAI_API_KEY or the provider's), OPENAI_BASE_URL and --model.`;
+    }
   }
-  if (status === 401 || status === 403) {
-    return `The model at ${place} refused the key (HTTP ${status}): ${said}. Check the key (OPENAI_API_KEY, or the provider's own variable): it must be one this server accepts.`;
-  }
-  if (status === 404) {
-    const model = settings.model ? ` ${settings.model}` : "";
-    return `The model at ${place} does not know the model${model} (HTTP 404): ${said}. Check --model, and that OPENAI_BASE_URL points at the server that has it.`;
-  }
-  if (status === 429) {
-    return `The model at ${place} is limiting the rate of requests (HTTP 429), ${tries}, each retry after the wait its Retry-After asked for (at most ${maximumRetryAfterMs / 1000} s): ${said}. Wait and try again, or give it more tries with --retries N.`;
-  }
-  if (status !== undefined && status >= 500) {
-    return `The provider at ${place} failed (HTTP ${status}), ${tries}: ${said}. The provider may be busy or down: try again later, or give it more tries with --retries N.`;
-  }
-  const unreachable = connectionFailure(cause);
-  if (unreachable !== undefined) {
-    return `Could not reach the model at ${place} (${unreachable}), ${tries}. Check that a server answers there (OPENAI_BASE_URL for an OpenAI-compatible one) and that this machine reaches it.`;
-  }
-  const answered = status === undefined ? "" : ` (HTTP ${status})`;
-  return `The model call to ${place} failed${answered}: ${said}. Check the model's key (OPENAI_API_KEY or the provider's), OPENAI_BASE_URL and --model.`;
 }

@@ -18,19 +18,24 @@ export type DeskProcess = {
   stop(): Promise<void>;
 };
 
-/** Starts `codeaction desk ...args` in `cwd` with `replies` as its replay; resolves once it prints its address. */
+/**
+ * Starts `codeaction desk ...args` in `cwd` with `replies` as its replay (without `replies`, the
+ * live model `env` names: a local fixture); resolves once it prints its address.
+ */
 export async function startDesk(options: {
   cwd: string;
   args: string[];
-  replies: string[];
+  replies?: string[];
   env?: Record<string, string>;
 }): Promise<DeskProcess> {
   const replay = join(options.cwd, "replay.json");
-  await writeFile(replay, JSON.stringify({ replies: options.replies }));
-  const env: NodeJS.ProcessEnv = { ...process.env, ...options.env };
+  if (options.replies) await writeFile(replay, JSON.stringify({ replies: options.replies }));
+  const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.OPENAI_API_KEY;
   if (options.env?.CODEACTION_RESUME_SECRET === undefined) delete env.CODEACTION_RESUME_SECRET;
-  const desk: ChildProcess = spawn(process.execPath, [binPath, "desk", ...options.args, "--replay", replay], {
+  Object.assign(env, options.env);
+  const model = options.replies ? ["--replay", replay] : [];
+  const desk: ChildProcess = spawn(process.execPath, [binPath, "desk", ...options.args, ...model], {
     cwd: options.cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,9 +1,10 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { startOpenAIFixture } from "@codeaction/core/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type DeskProcess, launchChromium, programReply, startDesk } from "./desk-process.ts";
+import { askOnPage, type DeskProcess, launchChromium, programReply, startDesk } from "./desk-process.ts";
 import { repositoryRoot } from "./run-cli.ts";
 
 // The desk as an analyst reads it (issue 43 #8): a failed question in plain words with its error
@@ -136,5 +137,34 @@ describe("the desk as an analyst reads it (issue 43 #8)", () => {
     // What the page shows (innerText leaves out a closed <details>' content).
     const visible = await page.evaluate('document.querySelector(".card").innerText');
     expect(visible).not.toContain("Traceback (most recent call last)");
+  }, 180_000);
+});
+
+describe("the desk's card for a failed model call (issue 43 #3)", () => {
+  it("says the provider failed, where, and what an analyst can do, as the command's per-cause message does", async () => {
+    // A live model: a local server in OpenAI's wire format that answers every call with HTTP 500.
+    const fixture = await startOpenAIFixture({ replies: [], failures: { status: 500 } });
+    const live = await startDesk({
+      cwd: folder,
+      args: ["--csv", orders, "--retries", "0"],
+      env: { OPENAI_API_KEY: "fixture-key", OPENAI_BASE_URL: fixture.baseURL },
+    });
+    const livePage = await browser.newPage();
+    try {
+      await livePage.goto(live.url);
+      const card = await askOnPage(livePage, "How many orders are there?");
+      expect(await card.getAttribute("data-state")).toBe("failed");
+      expect(await card.locator(".progress .error").textContent()).toBe(
+        `The model's provider at ${fixture.baseURL} had a problem on its side (HTTP 500, tried once).`,
+      );
+      expect(await card.locator(".progress .fix").textContent()).toBe(
+        "Nothing is wrong with your question or your data: the provider may be busy or down. Try again later.",
+      );
+      expect(fixture.requests.length).toBe(1);
+    } finally {
+      await livePage.close();
+      await live.stop();
+      await fixture.close();
+    }
   }, 180_000);
 });

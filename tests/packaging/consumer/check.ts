@@ -1,6 +1,8 @@
 // Strict type-check of the shipped declarations (module nodenext, skipLibCheck false): what a
 // TypeScript user writes against buildAgent, Agent, AgentResult, attempts and an error class, and
 // against the public subpaths the codeaction command uses too (a chained log, the stubs).
+
+import type { CliError, CliErrorCode } from "@codeaction/cli";
 import {
   type Agent,
   type AgentResult,
@@ -61,4 +63,13 @@ export function audit(tools: ToolSpec[]): { verification: Verification; stubs: s
     stubs: renderStubSignatures(tools),
     names: stubbed.map((stub) => stub.functionName),
   };
+}
+
+/** The command as a library (`import "@codeaction/cli"`, its bundle): its error class and entry. */
+export async function command(args: string[]): Promise<string> {
+  const { CliError, run: runCommand }: typeof import("@codeaction/cli") = await import("@codeaction/cli");
+  const failure: CliError = new CliError("no such file", { code: "csv-input", exitCode: 2 });
+  const code: CliErrorCode = failure.code;
+  runCommand(args);
+  return code;
 }

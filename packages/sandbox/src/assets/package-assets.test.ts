@@ -9,7 +9,8 @@ import { type AssetPlace, layoutOf, packageAssets } from "./package-assets.ts";
 
 // The three layouts, as files on disk: a repository's package (its TypeScript sources), the same
 // package installed (its dist/), and the command's bundle inside an installed CLI package, which
-// reads the installed package's files and has its worker entries beside its chunks.
+// reads its own package's files from the installed CLI, the other packages' from its own copies
+// (`packages/<name>/`), and has its worker entries beside its chunks.
 
 let area: string;
 const repository = () => join(area, "repository/packages/fake-core");
@@ -45,6 +46,9 @@ beforeAll(async () => {
   await put(join(installed("core"), "images/recipe.sh"));
   await manifest(installed("cli"), "@fake/cli");
   await put(join(installed("cli"), "dist/bundle/scan-worker.js"));
+  await put(join(installed("cli"), "assets/page.html"));
+  await put(join(installed("cli"), "dist/bundle/packages/@fake/core/dist/bridge/relay.py"));
+  await put(join(installed("cli"), "dist/bundle/packages/@fake/core/images/recipe.sh"));
 });
 afterAll(async () => {
   if (area) await rm(area, { recursive: true, force: true });
@@ -83,12 +87,36 @@ describe("packageAssets", () => {
     );
   });
 
-  it("in the bundle: files from the installed package that ships them, workers from the bundle's own entries", () => {
+  it("in the bundle: another package's files from the bundle's copies, workers from the bundle's own entries", () => {
     const moduleUrl = pathToFileURL(join(installed("cli"), "dist/bundle/chunk-ABC.js")).href;
-    const assets = packageAssets({ packageName: "@fake/core", moduleUrl, places, layout: "bundle" });
-    expect(assets.path("relay.py")).toBe(join(installed("core"), "dist/bridge/relay.py"));
-    expect(assets.path("images/recipe.sh")).toBe(join(installed("core"), "images/recipe.sh"));
+    const bundle = { moduleUrl, places, layout: "bundle", bundleOwner: "@fake/cli" } as const;
+    const assets = packageAssets({ packageName: "@fake/core", ...bundle });
+    const copies = join(installed("cli"), "dist/bundle/packages/@fake/core");
+    expect(assets.path("relay.py")).toBe(join(copies, "dist/bridge/relay.py"));
+    expect(assets.path("images/recipe.sh")).toBe(join(copies, "images/recipe.sh"));
     expect(assets.path("scan-worker")).toBe(join(installed("cli"), "dist/bundle/scan-worker.js"));
+    // The package that ships the bundle reads its own files from where it is installed.
+    const own = { "assets/page.html": { packageFile: "assets/page.html" } } as const;
+    const cli = packageAssets({ ...bundle, packageName: "@fake/cli", places: own });
+    expect(cli.path("assets/page.html")).toBe(join(installed("cli"), "assets/page.html"));
+  });
+
+  it("a bundle without its copy of another package's file names the bundle's build and the CLI package", () => {
+    const moduleUrl = pathToFileURL(join(installed("cli"), "dist/bundle/chunk-ABC.js")).href;
+    const missing = { "absent.py": { besideCode: "bridge/absent.py" } } as const;
+    const assets = packageAssets({
+      packageName: "@fake/core",
+      moduleUrl,
+      places: missing,
+      layout: "bundle",
+      bundleOwner: "@fake/cli",
+    });
+    const message = (catchError(() => assets.path("absent.py")) as Error).message;
+    expect(message).toContain(
+      `"absent.py" at ${join(installed("cli"), "dist/bundle/packages/@fake/core/dist/bridge/absent.py")}`,
+    );
+    expect(message).toContain("copies the files of the packages it holds");
+    expect(message).toContain("reinstall it (npm install @fake/cli)");
   });
 
   it("a broken mapping is an AssetMissingError naming the asset, where it looked and the build step", () => {
@@ -120,6 +148,7 @@ describe("packageAssets", () => {
       moduleUrl,
       places: worker,
       layout: "bundle",
+      bundleOwner: "@codeaction/cli",
     });
     const message = (catchError(() => assets.url("prelaunch-worker")) as Error).message;
     expect(message).toContain(
@@ -147,7 +176,13 @@ describe("packageAssets", () => {
 
   it("a package that cannot be resolved is an AssetMissingError that says where from", () => {
     const moduleUrl = pathToFileURL(join(installed("cli"), "dist/bundle/chunk-ABC.js")).href;
-    const assets = packageAssets({ packageName: "@fake/absent", moduleUrl, places, layout: "bundle" });
+    const assets = packageAssets({
+      packageName: "@fake/absent",
+      moduleUrl,
+      places,
+      layout: "bundle",
+      bundleOwner: "@fake/absent",
+    });
     const error = catchError(() => assets.path("relay.py"));
     expect(AssetMissingError.isInstance(error)).toBe(true);
     expect((error as Error).message).toContain(

@@ -7,12 +7,16 @@
 //   compiled  a built or installed package's dist/ (tsc's output, with the .py files that
 //             scripts/build-packages.ts copies beside it);
 //   bundle    the `codeaction` command's esbuild bundle (packages/cli/dist/bundle/, built by
-//             scripts/bundle-cli.ts), which holds the code of all three packages in a few chunks
-//             and a worker entry of its own per worker thread. esbuild's `define` marks it
-//             (`import.meta.codeactionBundle`); nothing else in the bundle is rewritten.
-// The package itself is found as Node finds it: `<name>/package.json` resolved from the module that
-// asks (a package resolves its own name), so the bundle reads the installed packages' files wherever
-// the installer put them, and a file that is not there is an AssetMissingError naming the fix.
+//             scripts/bundle-cli.ts), which holds the code of all three packages and their
+//             dependencies in a few chunks, a worker entry of its own per worker thread, and a copy
+//             of the other packages' run-time files under `packages/<name>/` (the CLI installs no
+//             @codeaction/core nor @codeaction/sandbox). esbuild's `define` marks it with the name
+//             of the package that ships it (`import.meta.codeactionBundle`); nothing else in the
+//             bundle is rewritten.
+// A package itself is found as Node finds it: `<name>/package.json` resolved from the module that
+// asks (a package resolves its own name); in the bundle, only the package that ships it is (its
+// package.json, the desk's page), the others are the bundle's copies. A file that is not there is an
+// AssetMissingError naming the fix.
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
@@ -42,8 +46,12 @@ export type PackageAssets<Name extends string> = {
   url(name: Name): URL;
 };
 
-/** True in the command's bundle only: esbuild's `define` in scripts/bundle-cli.ts sets it. */
-const inBundle = (import.meta as ImportMeta & { codeactionBundle?: boolean }).codeactionBundle === true;
+/**
+ * In the command's bundle only, the name of the package that ships it (`@codeaction/cli`):
+ * esbuild's `define` in scripts/bundle-cli.ts sets it. Undefined elsewhere.
+ */
+const bundleOwner = (import.meta as ImportMeta & { codeactionBundle?: string }).codeactionBundle;
+const inBundle = typeof bundleOwner === "string";
 
 /** The layout of a module: the bundle's mark, else TypeScript sources or compiled JavaScript. */
 export function layoutOf(moduleUrl: string, bundled: boolean = inBundle): CodeLayout {
@@ -60,12 +68,15 @@ export function packageAssets<Name extends string>(options: {
   moduleUrl: string;
   places: Readonly<Record<Name, AssetPlace>>;
   layout?: CodeLayout;
+  /** In the bundle, the package that ships it (its own files are the installed package's). */
+  bundleOwner?: string | undefined;
 }): PackageAssets<Name> {
   const layout = options.layout ?? layoutOf(options.moduleUrl);
+  const owner = options.bundleOwner ?? bundleOwner;
   const path = (name: Name): string => {
     const place = options.places[name];
     if (!place) throw new Error(`${options.packageName} has no asset named "${name}" in its asset table`);
-    return locateAsset({ ...options, layout, name, place });
+    return locateAsset({ ...options, layout, name, place, bundleOwner: owner });
   };
   return { path, url: (name) => pathToFileURL(path(name)) };
 }
@@ -76,6 +87,7 @@ type AssetRequest = {
   layout: CodeLayout;
   name: string;
   place: AssetPlace;
+  bundleOwner?: string | undefined;
 };
 
 /** The asset's path in its layout, checked to exist. */
@@ -92,7 +104,15 @@ export function locateAsset(request: AssetRequest): string {
   return checked(request, join(root, code, `${place.workerEntry}${layout === "sources" ? ".ts" : ".js"}`));
 }
 
+/** `<bundle>/packages/<name>`: the bundle's copy of a package it holds (scripts/bundle-cli.ts). */
+function bundledPackageRoot(moduleUrl: string, packageName: string): string {
+  return join(dirname(fileURLToPath(moduleUrl)), "packages", packageName);
+}
+
 function packageRoot(request: AssetRequest): string {
+  if (request.layout === "bundle" && request.packageName !== request.bundleOwner) {
+    return bundledPackageRoot(request.moduleUrl, request.packageName);
+  }
   const manifest = `${request.packageName}/package.json`;
   try {
     return dirname(createRequire(request.moduleUrl).resolve(manifest));
@@ -130,10 +150,12 @@ function fixFor(request: AssetRequest): string {
   if (request.layout === "sources") {
     return `Restore the file in the repository (git status shows whether it moved), or correct its place in ${request.packageName}'s asset table.`;
   }
-  const bundleEntry = request.layout === "bundle" && "workerEntry" in request.place;
-  const owner = bundleEntry ? "@codeaction/cli" : request.packageName;
-  const step = bundleEntry
-    ? "scripts/bundle-cli.ts builds the bundle's entries"
+  const bundleFile =
+    request.layout === "bundle" &&
+    ("workerEntry" in request.place || request.packageName !== request.bundleOwner);
+  const owner = bundleFile ? (request.bundleOwner ?? "@codeaction/cli") : request.packageName;
+  const step = bundleFile
+    ? "scripts/bundle-cli.ts builds the bundle's entries and copies the files of the packages it holds"
     : "scripts/build-packages.ts puts the run-time files in dist/";
   return `In the repository, run \`pnpm build\` (${step}); installed, the copy of ${owner} is incomplete: reinstall it (npm install ${owner}).`;
 }

@@ -12,7 +12,7 @@ import {
 import { UsageError } from "../../errors/usage-error.ts";
 import { defaultJournalPath } from "../../journal/append.ts";
 import { createToken } from "../../listener/http-token.ts";
-import { describeModelChoice } from "../../model-choice.ts";
+import { describeModelChoice, modelCallSettings } from "../../model-choice.ts";
 import {
   type AgentSession,
   type BuiltSession,
@@ -152,6 +152,11 @@ async function openSession(values: DeskValues, context: CliContext): Promise<Des
       }),
     uploadFolder,
     modelChoice: plan.modelChoice,
+    modelCall: modelCallSettings(plan.modelChoice, {
+      retries: retriesOption(command, values.retries),
+      timeoutSeconds: modelTimeoutOption(command, values["model-timeout"]),
+      model: values.model,
+    }),
     image,
     servers: plan.serverLines,
     context,

@@ -1,6 +1,8 @@
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import type { CsvTable } from "../../data-files/csv-table.ts";
+import type { ModelCallSettings } from "../../model-failure.ts";
 import { describeFailedPrograms } from "./desk-failure.ts";
+import { describeModelFailure } from "./desk-model-failure.ts";
 
 /**
  * A failure as the page shows it: the message and, for the ones a user can act on, the fix; for a
@@ -11,9 +13,16 @@ export type DescribedError = { message: string; fix?: string; errorLine?: string
 /**
  * The message of a failure and its fix, by the `code` of the error or of one of its causes: Docker
  * not running, the sandbox image missing, a data file the desk cannot read, a program that failed
- * in every attempt. Anything else: the message alone.
+ * in every attempt, a failed model call (one message per cause, with `modelCall`: where the calls
+ * went, their tries and timeout). Anything else: the message alone.
  */
-export function describeError(error: unknown, tables: CsvTable[] = []): DescribedError {
+export function describeError(
+  error: unknown,
+  tables: CsvTable[] = [],
+  modelCall?: ModelCallSettings,
+): DescribedError {
+  const modelFailure = modelCall ? describeModelFailure(error, modelCall) : undefined;
+  if (modelFailure) return modelFailure;
   const message = error instanceof Error ? error.message : String(error);
   const found = codedCause(error);
   if (found?.code === "attempts-exhausted") return describeFailedPrograms(found, tables);

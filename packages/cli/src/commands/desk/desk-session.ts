@@ -12,6 +12,7 @@ import {
   recordEvent,
 } from "../../journal/journal-record.ts";
 import type { ModelChoice } from "../../model-choice.ts";
+import type { ModelCallSettings } from "../../model-failure.ts";
 import { outputFolderFor, writeOutputFiles } from "../../output/write-output-files.ts";
 import type { BuiltSession } from "../../session/agent-session.ts";
 import { parseAnswer } from "../../terminal/format-answer.ts";
@@ -41,6 +42,8 @@ export type DeskSession = {
   /** The desk's own folder for the files dropped on the page. */
   uploadFolder: string;
   modelChoice: ModelChoice;
+  /** Where the model calls go, their tries and timeout: a failed call's message names them. */
+  modelCall: ModelCallSettings;
   image: string;
   /** Each --server command line by its server's name, for the run record. */
   servers: Record<string, string>;
@@ -113,7 +116,7 @@ export async function askInDesk(
     if (session.journalPath) {
       await appendToJournal(session.journalPath, record, session.context.env).catch(() => undefined);
     }
-    send({ event: "error", data: describeError(error, built.data.tables) });
+    send({ event: "error", data: describeError(error, built.data.tables, session.modelCall) });
   }
 }
 
