@@ -94,7 +94,14 @@ describe("codeaction ask --steps", () => {
     } finally {
       await fixture.close();
     }
-  }, 180_000);
+    // The journal's record replays both steps in one interpreter, the model gone: the answering
+    // program reads q3, which only step 1 set (replayed alone it would fail with a NameError).
+    const replayed = await runCli(["replay"], { cwd, timeoutMs: 120_000 });
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toMatch(
+      /^reproduced: run \S+, 0 tool call\(s\) answered from the log, the same RESULT: 166/,
+    );
+  }, 240_000);
 
   it("refuses --steps that is not a whole number from 1 to 50", async () => {
     const run = await runCli(["ask", "--steps", "0", "x"], { cwd: folder, timeoutMs: 30_000 });
