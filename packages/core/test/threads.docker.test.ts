@@ -111,6 +111,23 @@ describe("threads: state kept between questions (real containers)", () => {
     );
   });
 
+  it("the escalation model's program runs in the thread's interpreter, after the failed repairs", async () => {
+    const escalation = new ScriptedChatModel([programReply("print('RESULT:', total * 2, failed_step)")]);
+    await withThreads(
+      ["total = 21\nprint('RESULT: kept')", "failed_step = 'seen'\nraise ValueError('the main model fails')"],
+      { codeAction: { escalate: { model: escalation } } },
+      async (agent) => {
+        expect((await on(agent, "E")).answer).toBe("kept");
+        const result = await on(agent, "E");
+        expect(result.answer).toBe("42 seen");
+        expect(result.attempts.map((attempt) => [attempt.status, attempt.escalated ?? false])).toEqual([
+          ["error", false],
+          ["ok", true],
+        ]);
+      },
+    );
+  });
+
   it("an invocation without thread_id is refused with the fix", async () => {
     await withThreads([], {}, async (agent) => {
       const error = await agent

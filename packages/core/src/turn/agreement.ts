@@ -4,6 +4,7 @@ import { DisagreementError, type SampleRun } from "../errors/disagreement-error.
 import type { ChatModelRunnable } from "../model/model.ts";
 import type { CollectedFiles } from "../output/output-files.ts";
 import { buildEscalationMessage, describeFailure, type EscalationCandidate } from "../prompt/prompt.ts";
+import type { StepSpace } from "../steps/step-space.ts";
 import type { Attempt } from "../types.ts";
 import { normalizeAnswer } from "./normalize-answer.ts";
 import { runSample } from "./repair-loop.ts";
@@ -24,7 +25,7 @@ export type TurnOutcome = {
 export async function agreeOrEscalate(
   context: TurnContext,
   outcomes: SampleOutcome[],
-  escalation: { system: BaseMessage; question: string },
+  escalation: { system: BaseMessage; question: string; space?: StepSpace | undefined },
 ): Promise<TurnOutcome> {
   const { runId } = context;
   const { settings } = context.options;
@@ -83,11 +84,20 @@ function sampleRuns(outcomes: SampleOutcome[], settings: CodeActionSettings): Sa
   }));
 }
 
-/** One more sample by the escalation model, shown every sample's last program and how it ended. */
+/**
+ * One more sample by the escalation model, shown every sample's last program and how it ended. With
+ * steps or a thread it runs in the same interpreter (`space`, as a repair would), so it finds what
+ * the conversation's programs and the failed ones left there.
+ */
 function escalate(
   context: TurnContext,
   outcomes: SampleOutcome[],
-  escalation: { system: BaseMessage; question: string; model: ChatModelRunnable },
+  escalation: {
+    system: BaseMessage;
+    question: string;
+    model: ChatModelRunnable;
+    space?: StepSpace | undefined;
+  },
 ): Promise<SampleOutcome> {
   const { settings } = context.options;
   const limits = { execTimeout: settings.execTimeout, maxToolCalls: settings.maxToolCalls };
@@ -111,5 +121,6 @@ function escalate(
     ],
     sample: settings.samples > 1 ? settings.samples + 1 : undefined,
     escalated: true,
+    ...(escalation.space ? { space: escalation.space } : {}),
   });
 }

@@ -227,7 +227,7 @@ async function runSamples(context: TurnContext, space: StepSpace | undefined): P
       return running;
     }),
   );
-  return agreeOrEscalate(context, outcomes, { system, question });
+  return agreeOrEscalate(context, outcomes, { system, question, space });
 }
 
 /** The AgentResult of a turn that answered. */
