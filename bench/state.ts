@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { type Agent, buildAgent, createFileThreadStore } from "@codeaction/core";
 import { ScriptedChatModel } from "@codeaction/core/testing";
 import { writeOrders } from "./desk.ts";
@@ -149,15 +150,18 @@ export async function measureState(options: {
 }
 
 /**
- * A trivial program (no data file) as a pooled turn's only attempt, and as the second step of a
- * run: each attempt's totalMs (the model is scripted: the container and the program).
+ * A trivial program (no data file) as a warm pooled turn's only attempt, and as the second step of
+ * a run: each attempt's totalMs (the model is scripted: the container and the program).
  */
 async function stepAgainstTurn(): Promise<{ turn: number; step: number }> {
   const trivial = 'print("RESULT: North America")';
-  const single = await agentWith(undefined, [trivial], {});
+  const single = await agentWith(undefined, [trivial, trivial], {});
   const stepped = await agentWith(undefined, ['print("first")', trivial], { maxSteps: 2 });
   try {
-    // Each agent's pool is warm when buildAgent returns; the step runs in the first step's interpreter.
+    // The turn measured is the agent's second: the first took the pool's container, and the pool
+    // has had 5 s to start and preimport its replacement, so the second is a warm pooled turn.
+    await ask(single);
+    await sleep(5_000);
     const turn = (await ask(single)).attempts.at(-1)!.timings.totalMs;
     const step = (await ask(stepped)).attempts.at(-1)!.timings.totalMs;
     return { turn, step };

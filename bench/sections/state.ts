@@ -21,7 +21,11 @@ export async function stateSection(context: SectionContext): Promise<void> {
     "(s3) the follow-up in a new agent: thread restored by re-execution, then answered: invoke",
     samples.restored,
   );
-  const turn = figure(section, "(s4) a trivial program as a pooled turn: the attempt", samples.pooledTurn);
+  const turn = figure(
+    section,
+    "(s4) a trivial program as a warm pooled turn: the attempt",
+    samples.pooledTurn,
+  );
   const step = figure(section, "(s5) the same program as a run's second step: the attempt", samples.step);
   figure(
     section,
