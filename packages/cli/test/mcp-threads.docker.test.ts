@@ -5,6 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectClient, startMcpHttp } from "./mcp-http-process.ts";
 import { filesystemServer } from "./reference-servers.ts";
 import { binPath, repositoryRoot } from "./run-cli.ts";
 
@@ -55,5 +56,32 @@ describe("codeaction mcp: run_program { thread }", () => {
     const refused = await run("print('RESULT: x')", "../etc");
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain("thread must be 1 to 64 letters");
+  });
+
+  it('over HTTP, "new" makes a thread only its maker can reach: another client holding the token gets its own', async () => {
+    const server = await startMcpHttp(["--server", filesystemServer(folder), "--http", "0"], {
+      HOME: folder,
+    });
+    const headers = { Authorization: `Bearer ${server.token}` };
+    const alice = await connectClient(server.url, headers);
+    const mallory = await connectClient(server.url, headers);
+    const call = async (who: Client, program: string, thread: string) =>
+      (await who.callTool({ name: "run_program", arguments: { program, thread } }, undefined, {
+        timeout: 60_000,
+      })) as CallToolResult & { structuredContent?: { thread?: { id: string; fresh: boolean } } };
+    try {
+      const made = await call(alice, "secret = 'alice'\nprint('RESULT: kept')", "new");
+      const id = made.structuredContent?.thread?.id ?? "";
+      expect(id).toMatch(/^t-[A-Za-z0-9_-]{22}$/);
+      expect(made.structuredContent?.thread?.fresh).toBe(true);
+      expect(textOf(await call(alice, "print('RESULT:', secret)", id))).toBe("alice");
+      // Mallory asking for "new" too gets another thread, not Alice's.
+      const other = await call(mallory, "print('RESULT:', 'secret' in globals())", "new");
+      expect(textOf(other)).toBe("False");
+      expect(other.structuredContent?.thread?.id).not.toBe(id);
+    } finally {
+      await Promise.allSettled([alice.close(), mallory.close()]);
+      await server.stop();
+    }
   });
 });

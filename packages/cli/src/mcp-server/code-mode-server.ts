@@ -98,7 +98,7 @@ export function codeModeTools(runner: ProgramRunner, sandboxDescription: string)
             type: "string",
             pattern: threadNamePattern.source,
             description:
-              "optional: run in this thread's live interpreter, kept between calls (yours only): variables, imports and loaded data from earlier programs on the same thread are there. The result's thread.fresh says when it started afresh (first use, or stopped after being idle or least recently used).",
+              "optional: run in this thread's live interpreter, kept between calls: variables, imports and loaded data from earlier programs on the same thread are there. \"new\" makes a thread with an unguessable id (the result's thread.id: pass it next time); use it for state no other client of this server may reach, since a name you choose can be used by anyone holding the server's token. The result's thread.fresh says when it started afresh (first use, or stopped after being idle or least recently used).",
           },
         },
         required: ["program"],
