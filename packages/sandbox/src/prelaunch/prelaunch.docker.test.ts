@@ -71,7 +71,11 @@ describe("a prelaunched container", () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none" });
     const { logger, messages } = keptLogger();
-    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch, logger });
+    // Its pool's settings differ from the prelaunch's (which the engine checks do not read).
+    const manager = new SandboxManager(
+      { network: "none", pool: 0, poolCopyLimit: "1G" },
+      { prelaunch, logger },
+    );
     managers.push(manager);
     expect(manager.managerId).toBe(prelaunch.managerId);
     // The worker's engine checks (same settings, same engine) are not made again.
