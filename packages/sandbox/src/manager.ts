@@ -60,6 +60,8 @@ export class SandboxManager {
   private readonly networking: SessionNetworking;
   /** The prelaunch given: its container becomes the pool's first item at ready(); close() closes it. */
   private readonly prelaunch: SandboxPrelaunch | undefined;
+  /** Until the pool's first session: the next container it hands out is the prelaunch's (its files mounted). */
+  private prelaunchNext = true;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
@@ -204,6 +206,7 @@ export class SandboxManager {
     const defaults = options.deadlineSeconds === undefined && options.labels === undefined;
     if (defaults && this.pool.offers && !(await this.mountedOwnStart(options))) {
       const pooled = await this.pool.take(options.signal);
+      this.prelaunchNext = false;
       this.sessions.add(pooled);
       return pooled;
     }
@@ -255,7 +258,9 @@ export class SandboxManager {
    * one: on an engine that mounts, when they add up to more than `poolCopyLimit`.
    */
   private async mountedOwnStart(options: CreateSessionOptions): Promise<boolean> {
-    const files = options.mountFiles;
+    // The pool's first container is the prelaunch's, which mounted the files it was given at its start.
+    const mountedAhead = new Set(this.prelaunchNext ? (this.prelaunch?.files ?? []) : []);
+    const files = options.mountFiles?.filter((file) => !mountedAhead.has(file));
     if (!files?.length || !mountsWork(this.requireDocker(), this.dialect)) return false;
     const { over, bytes } = await overPoolCopyLimit(files, this.config.poolCopyLimit);
     if (over)

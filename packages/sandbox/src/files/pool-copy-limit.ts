@@ -6,14 +6,15 @@ import { lstat } from "node:fs/promises";
 import { sizeInBytes } from "../config.ts";
 
 /**
- * The bytes of those of `paths` that are regular files: a link, a folder or a missing path counts 0
- * (the mount check refuses it, so it would be copied whichever container it went to).
+ * The bytes of those of `paths` the mount check would likely pass: regular files that others may
+ * read. A link, a folder, a private file or a missing path counts 0: it is refused a mount, so it
+ * would be copied whichever container it went to (mount-files.ts makes the real check).
  */
-export async function regularFileBytes(paths: readonly string[]): Promise<number> {
+export async function mountableBytes(paths: readonly string[]): Promise<number> {
   const sizes = await Promise.all(
     paths.map((path) =>
       lstat(path).then(
-        (info) => (info.isFile() ? info.size : 0),
+        (info) => (info.isFile() && (info.mode & 0o004) !== 0 ? info.size : 0),
         () => 0,
       ),
     ),
@@ -23,12 +24,12 @@ export async function regularFileBytes(paths: readonly string[]): Promise<number
 
 /**
  * Whether files that could be mounted (`mountFiles`, on an engine that mounts) go to a container of
- * their own rather than a warm pool's: when they add up to more than `poolCopyLimit`.
+ * their own rather than a warm pool's: when the mountable ones add up to more than `poolCopyLimit`.
  */
 export async function overPoolCopyLimit(
   files: readonly string[],
   poolCopyLimit: string | number,
 ): Promise<{ over: boolean; bytes: number }> {
-  const bytes = await regularFileBytes(files);
+  const bytes = await mountableBytes(files);
   return { over: bytes > sizeInBytes(poolCopyLimit), bytes };
 }
