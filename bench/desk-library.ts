@@ -1,6 +1,7 @@
 // The library's ways to a big data file (issue 46), over the desk's CSV: a container started for the
 // request with the file mounted, the same with it copied (named through a link), and a warm pool's
-// container, which already exists and so gets a copy. Each: createSession, placeFiles, the program.
+// container, which already exists and so gets a copy (the comparison behind poolCopyLimit). Each:
+// createSession, placeFiles, the program.
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -41,7 +42,9 @@ export async function measureLibraryWays(options: {
   const linked = join(folder, "linked", "orders.csv");
   const settings = { image: dataImage, network: "none" as const };
   const cold = new SandboxManager({ ...settings, pool: 0 });
-  const pooled = new SandboxManager({ ...settings, pool: 1 });
+  // Copies whatever the size (poolCopyLimit 1T): past the default limit a request skips the pool
+  // and mounts in a container of its own, which is (m).
+  const pooled = new SandboxManager({ ...settings, pool: 1, poolCopyLimit: "1T" });
   try {
     await writeOrders(data, options.rows);
     await mkdir(join(folder, "linked"));

@@ -39,8 +39,15 @@ export async function deskSection(context: SectionContext): Promise<void> {
     "(l) python3 + pandas on the host, same program (the floor): wall",
     wall(samples.host),
   );
-  ratio(section, "(j)/(l) at p50", ask.p50 / host.p50, { text: "<= 2", met: ask.p50 / host.p50 <= 2 });
-  ratio(section, "(j)/(k) at p50", ask.p50 / dockerRun.p50, undefined, "our cost over a bare container");
+  // Issue 46's acceptance, on an idle machine.
+  ratio(section, "(j)/(l) at p50", ask.p50 / host.p50, { text: "<= 1.5", met: ask.p50 / host.p50 <= 1.5 });
+  ratio(
+    section,
+    "(j)/(k) at p50",
+    ask.p50 / dockerRun.p50,
+    { text: "<= 1.3", met: ask.p50 / dockerRun.p50 <= 1.3 },
+    "our cost over a bare container",
+  );
   ratio(section, "(j0)/(l) at p50", copied.p50 / host.p50, undefined, "copied, as before issue 46");
   // The first question phase by phase (ask --debug's lines: bench/desk-breakdown.ts), mounted and copied.
   for (const phase of deskPhases) {
@@ -102,12 +109,16 @@ export async function deskSection(context: SectionContext): Promise<void> {
     "(m0) a container of its own, the file copied (named through a link)",
     library.coldCopied,
   );
-  const pool = figure(librarySection, "(n) the warm pool's container, the file copied", library.poolCopied);
+  const pool = figure(
+    librarySection,
+    "(n) the warm pool's container, the file copied (poolCopyLimit 1T)",
+    library.poolCopied,
+  );
   ratio(
     librarySection,
     "(n)/(m) at p50",
     pool.p50 / mounted.p50,
     undefined,
-    "the pool copies: a warm container cannot gain a mount",
+    "a warm container cannot gain a mount; above 1, past poolCopyLimit (32M) is rightly (m)",
   );
 }

@@ -153,7 +153,7 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
     }
   });
 
-  test("a code-action turn: its own container mounts the data file, the warm pool's copies it, one answer", async () => {
+  test("a code-action turn: its own container mounts the data file, the warm pool's copies it (past poolCopyLimit the turn mounts it in its own), one answer", async () => {
     const program = [
       "import json",
       'mounted = any(line.split()[4] == "/workspace/data/sales.csv" for line in open("/proc/self/mountinfo"))',
@@ -161,12 +161,12 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
       'print("RESULT: " + json.dumps({"mounted": mounted, "total": sum(int(row.split(",")[1]) for row in rows)}))',
     ].join("\n");
     const answers = [];
-    for (const pool of [0, 1]) {
+    for (const sandbox of [{ pool: 0 }, { pool: 1 }, { pool: 1, poolCopyLimit: 0 }]) {
       const outcome = await runAgentCase({
         backend,
         programs: [program],
         codeAction: { dataFiles: [dataPath] },
-        sandbox: { pool },
+        sandbox,
       });
       expect(outcome.error).toBeUndefined();
       answers.push(JSON.parse(outcome.result?.attempts[0]?.result ?? "{}"));
@@ -174,6 +174,7 @@ describe.each(backends)("mounted data files (backend %s)", (backend) => {
     expect(answers).toEqual([
       { mounted: true, total: 7 },
       { mounted: false, total: 7 },
+      { mounted: true, total: 7 },
     ]);
   });
 

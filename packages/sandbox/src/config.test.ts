@@ -33,6 +33,7 @@ describe("parseSandboxConfig", () => {
       maxOutputBytes: 1048576,
       pool: 0,
       poolIdleSeconds: 300,
+      poolCopyLimit: "32M",
       // Two per core, 4 to 16: 4 on 2 cores.
       maxConcurrent: Math.min(16, Math.max(4, 2 * availableParallelism())),
     });
@@ -81,6 +82,9 @@ describe("parseSandboxConfig", () => {
     expect(errorOf({ poolIdleSeconds: 0 }).message).toContain(
       "poolIdleSeconds must be between 1 and 86400, got 0",
     );
+    expect(errorOf({ poolCopyLimit: "big" }).message).toContain("poolCopyLimit must be a size");
+    expect(errorOf({ poolCopyLimit: "2T" }).message).toContain("poolCopyLimit must be between 0 and 1T");
+    expect(parseSandboxConfig({ poolCopyLimit: 0 }).poolCopyLimit).toBe(0);
   });
 
   it("accepts the network forms, including the allow-list that another issue enforces", () => {

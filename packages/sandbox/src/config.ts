@@ -222,6 +222,18 @@ const schemaShape = {
     maximum: 86400,
     integer: false,
   }).default(300),
+  /**
+   * The most a warm pool's container takes by copy: a session whose `mountFiles` (the regular files
+   * among them) add up to more skips the pool and starts a container of its own with them mounted,
+   * on an engine that can mount (files/pool-copy-limit.ts).
+   */
+  poolCopyLimit: sizeField({
+    name: "poolCopyLimit",
+    minimum: 0,
+    maximum: 1024 ** 4,
+    minimumText: "0",
+    maximumText: "1T",
+  }).default("32M"),
   maxConcurrent: positiveCount({ name: "maxConcurrent", minimum: 1 }).default(defaultMaxConcurrent),
   /** The sum of a manager's live containers' memory limits; unset: this machine's memory (memory-admission.ts). */
   maxTotalMemory: sizeField({

@@ -65,7 +65,9 @@ export type CreateSessionOptions = {
    * read-only at their /workspace/data path when the container starts: only on a Docker engine on a
    * local socket, only for a container started for this request (a warm pool's or prelaunch's
    * container already exists: it gets copies), and only for a regular file that passes the mount
-   * check (files/mount-files.ts). `placeFiles` then copies only what was not mounted.
+   * check (files/mount-files.ts). `placeFiles` then copies only what was not mounted. Files that add
+   * up to more than the `poolCopyLimit` setting (default 32M) skip a warm pool: the request starts a
+   * container of its own that mounts them.
    */
   mountFiles?: string[];
 };

@@ -12,6 +12,7 @@ import type { ContainerEngine } from "./engine/container-engine.ts";
 import { removeContainer, teardownContainer } from "./engine/engine-operations.ts";
 import { SandboxError } from "./errors/sandbox-error.ts";
 import { type FileToPlace, filesToPlace } from "./files/placement-path.ts";
+import { overPoolCopyLimit } from "./files/pool-copy-limit.ts";
 import { requireImageCommands } from "./images/image-commands.ts";
 import {
   type CreateSessionOptions,
@@ -59,6 +60,8 @@ export class SandboxManager {
   private readonly networking: SessionNetworking;
   /** The prelaunch given: its container becomes the pool's first item at ready(); close() closes it. */
   private readonly prelaunch: SandboxPrelaunch | undefined;
+  /** Until the pool's first session: the next container it hands out is the prelaunch's (its files mounted). */
+  private prelaunchNext = true;
 
   constructor(config?: SandboxConfigInput, options: SandboxManagerOptions = {}) {
     this.config = parseSandboxConfig(config ?? {});
@@ -201,8 +204,9 @@ export class SandboxManager {
     // The one way to get a container with the default deadline and labels: the pool's (warm ones,
     // and the prelaunched one first), when it offers any; else a container of the request's own.
     const defaults = options.deadlineSeconds === undefined && options.labels === undefined;
-    if (defaults && this.pool.offers) {
+    if (defaults && this.pool.offers && !(await this.mountedOwnStart(options))) {
       const pooled = await this.pool.take(options.signal);
+      this.prelaunchNext = false;
       this.sessions.add(pooled);
       return pooled;
     }
@@ -247,6 +251,24 @@ export class SandboxManager {
     });
     this.sessions.add(session);
     return session;
+  }
+
+  /**
+   * Whether the session's files are mounted in a container of its own instead of copied into a warm
+   * one: on an engine that mounts, when they add up to more than `poolCopyLimit`.
+   */
+  private async mountedOwnStart(options: CreateSessionOptions): Promise<boolean> {
+    // The pool's first container is the prelaunch's, which mounted the files it was given at its start.
+    const mountedAhead = new Set(this.prelaunchNext ? (this.prelaunch?.files ?? []) : []);
+    const files = options.mountFiles?.filter((file) => !mountedAhead.has(file));
+    if (!files?.length || !mountsWork(this.requireDocker(), this.dialect)) return false;
+    const { over, bytes } = await overPoolCopyLimit(files, this.config.poolCopyLimit);
+    if (over)
+      (options.logger ?? this.logger)?.debug(
+        { bytes, poolCopyLimit: this.config.poolCopyLimit },
+        "data files over the pool's copy limit: a container of the session's own mounts them",
+      );
+    return over;
   }
 
   /** The files a session's first container mounts: on a local Docker engine only (else copied). */

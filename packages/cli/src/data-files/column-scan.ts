@@ -49,13 +49,19 @@ export class ColumnScan {
       const cell = record[index]!;
       this.textBytes += cell.length;
       if (!this.sawLineBreak && cell.includes("\n")) this.sawLineBreak = true;
+      const seen = this.categories[index];
+      // A value seen before changes nothing (its type and date form are counted, it is a category).
+      if (seen?.has(cell)) continue;
+      if (this.types[index] === "str" && !seen) {
+        this.addToText(index, cell);
+        continue;
+      }
       const cellType = classifyCell(cell);
       if (cellType === "empty") {
         this.hasEmpty[index] = true;
         continue;
       }
       this.types[index] = widenType(this.types[index]!, cellType);
-      const seen = this.categories[index];
       if (seen && cell.length <= maxCategoryLength) {
         seen.add(cell);
         if (seen.size > maxCategories) this.categories[index] = undefined;
@@ -64,6 +70,15 @@ export class ColumnScan {
       }
       if (this.isoDates[index] && !isoDatePattern.test(cell)) this.isoDates[index] = false;
     }
+  }
+
+  /**
+   * A cell of a column already typed str with too many values for a category: only its blank and
+   * its date form are left to learn (a str column stays str whatever the cell holds).
+   */
+  private addToText(index: number, cell: string): void {
+    if (cell.trim() === "") this.hasEmpty[index] = true;
+    else if (this.isoDates[index] && !isoDatePattern.test(cell)) this.isoDates[index] = false;
   }
 
   columns(): CsvColumn[] {

@@ -7,7 +7,9 @@ import { basename, extname } from "node:path";
 import { CsvInputError } from "../errors/csv-input-error.ts";
 import { ColumnScan, type CsvColumn, headerNames } from "./column-scan.ts";
 import type { DataFormat } from "./data-formats.ts";
+import { NotPlainError, plainHead } from "./plain-head.ts";
 import { type Delimiter, sniffDelimiter } from "./sniff-delimiter.ts";
+import type { SourceRecord } from "./source-record.ts";
 import { readRecords } from "./table-records.ts";
 
 /** What one scan of a CSV file found: enough to describe it to a model without keeping its rows. */
@@ -95,32 +97,16 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
   // A file's bytes bound a CSV, TSV or JSON Lines sample; a parquet file's sample ends in its reader.
   const sampled =
     format === "parquet" || (sizeBytes > sampleBytes && ["csv", "tsv", "jsonl"].includes(format));
-  let scan: ColumnScan | undefined;
-  let keys: string[] = [];
-  let sampleEnd: number | undefined;
-  let headerEnd = 0;
-  let totalRows: number | undefined;
-  const records = readRecords({ file, format, delimiter }, sampled ? { sampleBytes } : {});
-  for await (const { record, bytesRead, endByte, ...header } of records) {
-    if (!scan) {
-      keys = record;
-      scan = new ColumnScan(headerNames(record, file), header.declaredTypes);
-      totalRows = header.totalRows;
-      headerEnd = endByte ?? 0;
-      continue;
-    }
-    scan.add(record);
-    if (scan.rowCount % 10_000 === 0)
-      options.onProgress?.({
-        rows: scan.rowCount,
-        totalBytes: sizeBytes,
-        ...(bytesRead ? { bytesRead } : {}),
-      });
-    if (sampled && endByte !== undefined && endByte >= sampleBytes && endByte < sizeBytes) {
-      sampleEnd = endByte;
-      break;
-    }
-  }
+  const reading = {
+    file,
+    format,
+    delimiter,
+    sizeBytes,
+    sampleBytes,
+    sampled,
+    onProgress: options.onProgress,
+  };
+  const { scan, keys, sampleEnd, headerEnd, totalRows } = await typeRecords(reading);
   if (!scan || scan.header.length === 0) throw emptyFile(file);
   const rest =
     options.rowCount === "estimated" ? { estimate: { headerEnd, sizeBytes } } : { countFrom: file };
@@ -138,6 +124,78 @@ export async function scanCsv(file: string, options: ScanOptions = {}): Promise<
     keys,
     ...(typingSample ? { sample: typingSample } : {}),
   };
+}
+
+type Reading = {
+  file: string;
+  format: DataFormat;
+  delimiter: Delimiter;
+  sizeBytes: number;
+  sampleBytes: number;
+  sampled: boolean;
+  onProgress: ScanOptions["onProgress"];
+};
+
+/** What typing a file's records found: its columns so far, its header, and where its sample ended. */
+type Typed = {
+  scan: ColumnScan | undefined;
+  keys: string[];
+  sampleEnd: number | undefined;
+  headerEnd: number;
+  totalRows: number | undefined;
+};
+
+/**
+ * The file's records typed: a CSV or TSV head without quotes split by hand (plain-head.ts), any
+ * other through its reader (csv-parse for CSV and TSV). A plain head with a ragged row is read
+ * again by csv-parse, which names the row.
+ */
+async function typeRecords(reading: Reading): Promise<Typed> {
+  const { file, format, delimiter, sampleBytes } = reading;
+  const plain =
+    format === "csv" || format === "tsv"
+      ? await plainHead(file, { delimiter, sampleBytes: reading.sampled ? sampleBytes : reading.sizeBytes })
+      : undefined;
+  if (plain) {
+    try {
+      return await typeFrom(plain, reading);
+    } catch (error) {
+      if (!(error instanceof NotPlainError)) throw error;
+    }
+  }
+  return typeFrom(readRecords({ file, format, delimiter }, reading.sampled ? { sampleBytes } : {}), reading);
+}
+
+async function typeFrom(
+  records: Iterable<SourceRecord> | AsyncIterable<SourceRecord>,
+  reading: Reading,
+): Promise<Typed> {
+  const { sampled, sampleBytes, sizeBytes, onProgress } = reading;
+  const typed: Typed = {
+    scan: undefined,
+    keys: [],
+    sampleEnd: undefined,
+    headerEnd: 0,
+    totalRows: undefined,
+  };
+  for await (const { record, bytesRead, endByte, ...header } of records) {
+    const scan = typed.scan;
+    if (!scan) {
+      typed.keys = record;
+      typed.scan = new ColumnScan(headerNames(record, reading.file), header.declaredTypes);
+      typed.totalRows = header.totalRows;
+      typed.headerEnd = endByte ?? 0;
+      continue;
+    }
+    scan.add(record);
+    if (scan.rowCount % 10_000 === 0)
+      onProgress?.({ rows: scan.rowCount, totalBytes: sizeBytes, ...(bytesRead ? { bytesRead } : {}) });
+    if (sampled && endByte !== undefined && endByte >= sampleBytes && endByte < sizeBytes) {
+      typed.sampleEnd = endByte;
+      break;
+    }
+  }
+  return typed;
 }
 
 /**

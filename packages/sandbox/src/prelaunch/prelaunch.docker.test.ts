@@ -71,7 +71,11 @@ describe("a prelaunched container", () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none" });
     const { logger, messages } = keptLogger();
-    const manager = new SandboxManager({ network: "none", pool: 0 }, { prelaunch, logger });
+    // Its pool's settings differ from the prelaunch's (which the engine checks do not read).
+    const manager = new SandboxManager(
+      { network: "none", pool: 0, poolCopyLimit: "1G" },
+      { prelaunch, logger },
+    );
     managers.push(manager);
     expect(manager.managerId).toBe(prelaunch.managerId);
     // The worker's engine checks (same settings, same engine) are not made again.
@@ -275,6 +279,22 @@ describe("files a prelaunch places", () => {
       [join(folder, "mounted.bin"), "/workspace/data/mounted.bin", false],
     ]);
     await manager.close();
+  });
+
+  test("mounted past poolCopyLimit: the session still gets the prelaunched container, its one create", async () => {
+    folder ||= await mkdtemp(join(tmpdir(), "codeaction-prelaunch-files-"));
+    const big = join(folder, "over-limit.bin");
+    await writeFile(big, randomBytes(2 * 1024 * 1024));
+    const since = Math.floor(Date.now() / 1000) - 1;
+    const prelaunch = SandboxPrelaunch.start({ network: "none" }, { files: [big] });
+    const manager = new SandboxManager({ network: "none", pool: 0, poolCopyLimit: "1M" }, { prelaunch });
+    managers.push(manager);
+    const session = await manager.createSession({ mountFiles: [big] });
+    expect(await session.placeFiles([big])).toEqual([
+      { containerPath: "/workspace/data/over-limit.bin", bytes: 2 * 1024 * 1024, how: "mounted" },
+    ]);
+    await manager.close();
+    expect(created(await eventsOf(manager.managerId, since))).toEqual([session.containerId]);
   });
 
   test("that do not fit are left to the turn: the session gets the container, none placed, the failure says why", async () => {

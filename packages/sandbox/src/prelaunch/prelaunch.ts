@@ -53,6 +53,8 @@ export class SandboxPrelaunch {
   failure: string | undefined;
   /** The worker thread's entry module (in the `codeaction` command, its bundle's own). */
   readonly workerEntry: string;
+  /** The host files `start` was given to place (each as given): on a local engine, mounted at its start. */
+  readonly files: readonly string[];
   private readonly worker: Worker | undefined;
   private readonly launched: Promise<PrelaunchedContainer | undefined>;
   private readonly engineChecked: Promise<EngineDialect | undefined>;
@@ -65,6 +67,7 @@ export class SandboxPrelaunch {
 
   private constructor(config: SandboxConfigInput, deadlineSeconds: number, files: FileToPlace[]) {
     this.config = config;
+    this.files = files.map((file) => file.hostPath);
     const standIn = new PassThrough();
     let settle: (container: PrelaunchedContainer | undefined) => void = () => undefined;
     let ended: () => void = () => undefined;

@@ -75,7 +75,7 @@ export async function takeOverPrelaunched(
 
 /**
  * The dialect the prelaunch's worker found when its engine checks passed with the settings this
- * manager has (the warm pool's aside, which the checks do not read); undefined otherwise (the
+ * manager has (the warm pool's settings aside, which the checks do not read); undefined otherwise (the
  * manager then makes the checks itself).
  */
 export async function prelaunchEngineChecks(
@@ -89,7 +89,8 @@ export async function prelaunchEngineChecks(
   } catch {
     return undefined;
   }
-  const checked = (settings: SandboxConfig) => JSON.stringify({ ...settings, pool: 0, poolIdleSeconds: 0 });
+  const checked = (settings: SandboxConfig) =>
+    JSON.stringify({ ...settings, pool: 0, poolIdleSeconds: 0, poolCopyLimit: 0 });
   if (checked(prelaunchConfig) !== checked(config)) return undefined;
   return prelaunch.checkedEngine();
 }
