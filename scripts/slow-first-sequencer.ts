@@ -16,7 +16,6 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
   "security:tests/security/resources.test.ts": 122,
-  "docker:packages/cli/test/mcp-inspector.docker.test.ts": 81,
   "docker:packages/sandbox/src/limits.docker.test.ts": 79,
   "docker:tests/remote/remote-engine.docker.test.ts": 65,
   "docker:packages/cli/test/cli.docker.test.ts": 62,

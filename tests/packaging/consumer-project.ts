@@ -87,6 +87,28 @@ export async function createConsumer(
   return install;
 }
 
+/**
+ * A new npm project in `folder` that installs the CLI's tarball alone, as `npm install
+ * @codeaction/cli` would (the orders CSV and the Q3 replay beside it); resolves with npm's run.
+ */
+export async function createCliProject(folder: string, packed: PackedPackage[]): Promise<CommandRun> {
+  await mkdir(folder, { recursive: true });
+  await writeFile(
+    join(folder, "package.json"),
+    '{ "name": "cli-alone", "private": true, "type": "module" }\n',
+  );
+  await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(folder, "orders.csv"));
+  await copyFile(join(repositoryRoot, "examples/replays/q3-revenue.json"), join(folder, "q3-revenue.json"));
+  const cli = packed.find((entry) => entry.name === "cli");
+  if (!cli) throw new Error("no packed @codeaction/cli");
+  const install = await runCommand("npm", ["install", "--no-audit", "--no-fund", cli.tarball], {
+    cwd: folder,
+    timeoutMs: 300_000,
+  });
+  if (install.exitCode !== 0) throw new Error(`npm install of the CLI failed: ${describeRun(install)}`);
+  return install;
+}
+
 /** The recipe's empty package, packed into `folder` as no-buildkit-1.0.0.tgz. */
 async function packNoBuildKit(folder: string): Promise<void> {
   const source = join(folder, "no-buildkit");

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startAnthropicFixture, startOpenAIFixture } from "../../packages/core/src/testing/index.ts";
-import { createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
+import { createCliProject, createConsumer, type Installer, runInstalledCli } from "./consumer-project.ts";
 import { type PackedPackage, packPackages, publishedPackages, repositoryRoot } from "./pack-packages.ts";
-import { type CommandRun, describeRun, runCommand } from "./run-command.ts";
+import { describeRun, runCommand } from "./run-command.ts";
 
 // What a user gets: the packages built, packed with `pnpm pack`, installed from the tarballs into a
 // new project under /tmp (outside the workspace) by npm and by pnpm, and used there against the
@@ -88,26 +88,10 @@ describe("the tarballs", () => {
 
 describe("@codeaction/cli installed alone with npm (the command's install)", () => {
   let project: string;
-  let install: CommandRun;
 
   beforeAll(async () => {
     project = join(workArea, "consumer-cli-alone");
-    await mkdir(project);
-    await writeFile(
-      join(project, "package.json"),
-      '{ "name": "cli-alone", "private": true, "type": "module" }\n',
-    );
-    await copyFile(join(repositoryRoot, "examples/data/orders.csv"), join(project, "orders.csv"));
-    await copyFile(
-      join(repositoryRoot, "examples/replays/q3-revenue.json"),
-      join(project, "q3-revenue.json"),
-    );
-    const cli = packed.find((entry) => entry.name === "cli")!;
-    install = await runCommand("npm", ["install", "--no-audit", "--no-fund", cli.tarball], {
-      cwd: project,
-      timeoutMs: 300_000,
-    });
-    expect(install.exitCode, describeRun(install)).toBe(0);
+    await createCliProject(project, packed);
   }, 600_000);
 
   it("installs one package, the tarball: no dependency, no install script", async () => {

@@ -18,11 +18,16 @@ export type McpHttpProcess = {
 
 /**
  * Starts `node codeaction.js mcp ...args` (args should hold `--http 0`) and resolves once it says
- * where it serves; rejects with its stderr if it exits first.
+ * where it serves; rejects with its stderr if it exits first. `options.bin` is another `codeaction`
+ * bin to run (an installed package's), `options.cwd` its folder (default: the repository's sources).
  */
-export function startMcpHttp(args: string[], env: NodeJS.ProcessEnv = {}): Promise<McpHttpProcess> {
-  const child = spawn(process.execPath, [binPath, "mcp", ...args], {
-    cwd: repositoryRoot,
+export function startMcpHttp(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { bin?: string; cwd?: string } = {},
+): Promise<McpHttpProcess> {
+  const child = spawn(process.execPath, [options.bin ?? binPath, "mcp", ...args], {
+    cwd: options.cwd ?? repositoryRoot,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
