@@ -60,8 +60,11 @@ async function exampleFor3x(): Promise<string> {
   return example.join("\n");
 }
 
-/** Installs the tarballs (core, sandbox) and the docs' line under `marker` into a new project. */
-async function installProject(name: string, marker: string): Promise<string> {
+/**
+ * Installs the tarballs (core, sandbox) and the docs' line under `marker` into a new project;
+ * `api` installs that version of @opentelemetry/api instead of the line's.
+ */
+async function installProject(name: string, marker: string, api?: string): Promise<string> {
   const project = join(workArea, name);
   await mkdir(project, { recursive: true });
   await writeFile(
@@ -71,7 +74,15 @@ async function installProject(name: string, marker: string): Promise<string> {
   const tarballs = packed.filter((entry) => entry.name !== "cli").map((entry) => entry.tarball);
   const install = await runCommand(
     "npm",
-    ["install", "--no-audit", "--no-fund", ...tarballs, ...(await docsInstallLine(marker))],
+    [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      ...tarballs,
+      ...(await docsInstallLine(marker)).map((spec) =>
+        api && spec.startsWith("@opentelemetry/api@") ? `@opentelemetry/api@${api}` : spec,
+      ),
+    ],
     { cwd: project, timeoutMs: 900_000 },
   );
   expect(install.exitCode, describeRun(install)).toBe(0);
@@ -111,6 +122,13 @@ describe("the OpenTelemetry install line of docs/observability.md", () => {
     expect(core.peerDependencies["@opentelemetry/api"]).toBe(">=1.4.0 <2");
     expect(core.dependencies["@opentelemetry/api"]).toBeUndefined();
     expect(await installedVersion(project, "@opentelemetry/sdk-trace-base")).toMatch(/^2\./);
+    await copyFile(join(repositoryRoot, "examples/observability.ts"), join(project, "observability.ts"));
+    await expectSpans(project);
+  });
+
+  it("the lowest API core's peer range names (1.4.0), with the 2.x line: the example prints its spans", async () => {
+    const project = await installProject("project-api-1.4", "install: opentelemetry", "1.4.0");
+    expect(await installedVersion(project, "@opentelemetry/api")).toBe("1.4.0");
     await copyFile(join(repositoryRoot, "examples/observability.ts"), join(project, "observability.ts"));
     await expectSpans(project);
   });
