@@ -45,6 +45,14 @@ export type { ConnectedServers, ConnectServersOptions, ServerSpec } from "./mcp/
 export { connectServers } from "./mcp/on-demand.ts";
 export { parseServerCommand } from "./mcp/parse-server-command.ts";
 export { type ChatModelRunnable, loadModel, type ModelOption } from "./model/model.ts";
+export {
+  isRetryable as isRetryableModelFailure,
+  type ModelFailureCause,
+  maximumRetryAfterMs,
+  modelFailureCause,
+  providerText as providerMessage,
+  retryAfterMs as modelRetryAfterMs,
+} from "./model/model-failure.ts";
 export type {
   OutputFile,
   OutputFileLimits,

@@ -1,10 +1,5 @@
-import {
-  type ModelCallSettings,
-  modelCallFailure,
-  modelFailureCause,
-  providerText,
-  triesText,
-} from "../../model-failure.ts";
+import { modelFailureCause, providerMessage } from "@codeaction/core";
+import { type ModelCallSettings, modelCallFailure, triesText } from "../../model-failure.ts";
 
 /**
  * A failed model call told to an analyst on the desk: the same causes as the command's messages
@@ -22,7 +17,7 @@ export function describeModelFailure(
   const { place, retries } = settings;
   const tries = triesText(retries);
   const kind = modelFailureCause(found.cause, found.status);
-  const said = providerText(found.cause);
+  const said = providerMessage(found.cause);
   const starter = "whoever started the desk";
   switch (kind.cause) {
     case "timeout":
