@@ -59,6 +59,15 @@ describe.concurrent("the examples, run as processes", () => {
     ]);
   });
 
+  it("code-mode-server.ts lists load_orders' stub and runs the Q3 program over MCP, in a container", async () => {
+    const { stdout } = await run("code-mode-server");
+    expect(stdout).toContain("tools: list_functions, run_program\n");
+    expect(stdout).toContain("def load_orders() -> Any:");
+    expect(stdout).toContain(
+      ">>> [(108664, 'North America'), (81328, 'LATAM'), (77689, 'EMEA'), (65023, 'APAC')]",
+    );
+  });
+
   it("observability.ts prints the program's lines live, the usage with its cost, and its spans", async () => {
     const { stdout } = await run("observability");
     const lines = stdout.split("\n");

@@ -16,7 +16,14 @@ const userDependencies = [
   "zod@^4.1.0",
   "@types/node@^22.18.0",
 ];
-const consumerFiles = ["agent.mjs", "check.ts", "tsconfig.json", "require.cjs"];
+const consumerFiles = [
+  "agent.mjs",
+  "check.ts",
+  "tsconfig.json",
+  "code-mode.ts",
+  "tsconfig.code-mode.json",
+  "require.cjs",
+];
 
 /** The empty package that stands in for dockerode's BuildKit dependencies (docs/api.md's recipe). */
 export const noBuildKit = {

@@ -210,6 +210,14 @@ describe.each<Installer>(["npm", "pnpm"])(
       expect(run.exitCode, describeRun(run)).toBe(0);
     });
 
+    it("code mode over MCP from @codeaction/core/mcp-server type-checks against the shipped declarations (skipLibCheck off, DOM's lib for the MCP SDK's)", async () => {
+      const run = await runCommand(process.execPath, [typescriptCompiler, "-p", "tsconfig.code-mode.json"], {
+        cwd: project,
+        timeoutMs: 600_000,
+      });
+      expect(run.exitCode, describeRun(run)).toBe(0);
+    });
+
     it("codeaction doctor checks the engine, the image and a sandbox from the installed package", async () => {
       const run = await runInstalledCli(project, installer, ["doctor"]);
       expect(run.exitCode, describeRun(run)).toBe(0);

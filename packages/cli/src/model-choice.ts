@@ -1,9 +1,9 @@
 import { access } from "node:fs/promises";
 import { resolve } from "node:path";
+import { redactUrls } from "@codeaction/core";
 import { CliError } from "./errors/cli-error.ts";
 import { ModelMissingError } from "./errors/model-missing-error.ts";
 import { UsageError } from "./errors/usage-error.ts";
-import { redactUrls } from "./journal/redact.ts";
 import type { ModelCallSettings } from "./model-failure.ts";
 import { firstRunReplayPath } from "./shipped-replay.ts";
 

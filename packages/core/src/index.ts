@@ -74,6 +74,7 @@ export { recordRun } from "./program/record-run.ts";
 export { type ReplayOptions, type ReplayReport, replayRun } from "./program/replay-run.ts";
 export type { ProgramRun } from "./program/run-program.ts";
 export { defaultSandboxDescription } from "./prompt/prompt.ts";
+export { redactSecrets, redactUrls } from "./redact.ts";
 export { createFileThreadStore, type ThreadStore } from "./steps/file-thread-store.ts";
 export type { RunnerThreadOptions } from "./steps/runner-threads.ts";
 export type { ResponseFormat, StructuredOf } from "./structured-answer.ts";

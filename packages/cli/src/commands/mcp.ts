@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import type { ProgramJobs } from "@codeaction/core/mcp-server";
 import { DATA_IMAGE, DEFAULT_IMAGE } from "@codeaction/sandbox/images";
 import { numberOption, parseCommandArguments } from "../arguments.ts";
 import type { CliContext } from "../context.ts";
@@ -8,7 +9,6 @@ import { readTokenFile } from "../listener/http-token.ts";
 import { type LoadedTools, loadTools } from "../load-tools.ts";
 import { approvalRules, offeredTools } from "../mcp-server/approval-rules.ts";
 import { offeredRunner } from "../mcp-server/offered-runner.ts";
-import { ProgramJobs } from "../mcp-server/program-jobs.ts";
 import { runnerOptionDefinitions, runnerSettings, runnerTools } from "../program/runner-options.ts";
 import { escapeForTerminal } from "../terminal/escape-for-terminal.ts";
 import { createProgress } from "../terminal/progress.ts";
@@ -76,7 +76,7 @@ export async function mcpCommand(args: string[], context: CliContext): Promise<n
   const progress = createProgress({ stream: context.stderr, interactive: false, prefix: "codeaction mcp" });
   const loaded = await loadTools(runnerTools(command, values, context.cwd), progress);
   let runner: ProgramRunner | undefined;
-  const jobs = new ProgramJobs();
+  const jobs = new (await import("@codeaction/core/mcp-server")).ProgramJobs();
   try {
     const rules = { allow: values.allow ?? [], deny: values.deny ?? [] };
     const approval = approvalRules(loaded.tools, rules, command);
@@ -179,11 +179,10 @@ function logRun(context: CliContext): (run: ProgramRunResult) => void {
 
 /** Serves one client on stdin/stdout until stdin ends or the process is told to stop. */
 async function serveStdio(serve: Serve): Promise<void> {
-  const [{ StdioServerTransport }, { createCodeModeServer }, { createRunAdmission, maxServerRuns }] =
+  const [{ StdioServerTransport }, { createCodeModeServer, createRunAdmission, maxServerRuns }] =
     await Promise.all([
       import("@modelcontextprotocol/sdk/server/stdio.js"),
-      import("../mcp-server/code-mode-server.ts"),
-      import("../mcp-server/run-admission.ts"),
+      import("@codeaction/core/mcp-server"),
     ]);
   const transport = new StdioServerTransport(process.stdin, serve.context.stdout as NodeJS.WriteStream);
   // The one client is the whole server: it may have the server's runs, no more (each holds its program).
@@ -208,10 +207,9 @@ async function serveStdio(serve: Serve): Promise<void> {
 async function serveHttpUntilStopped(
   serve: Serve & { host: string; port: number; token: string | undefined },
 ): Promise<void> {
-  const [{ serveHttp }, { createCodeModeServer }, { createRunAdmission }] = await Promise.all([
+  const [{ serveHttp }, { createCodeModeServer, createRunAdmission }] = await Promise.all([
     import("../mcp-server/serve-http.ts"),
-    import("../mcp-server/code-mode-server.ts"),
-    import("../mcp-server/run-admission.ts"),
+    import("@codeaction/core/mcp-server"),
   ]);
   const admission = createRunAdmission();
   await serveHttp({

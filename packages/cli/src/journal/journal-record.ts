@@ -7,11 +7,11 @@ import type {
   RunUsage,
   ToolCallRecord,
 } from "@codeaction/core";
+import { redactSecrets } from "@codeaction/core";
 import type { CsvTable } from "../data-files/csv-table.ts";
 import type { ModelChoice } from "../model-choice.ts";
 import { type RecordedOutputFile, recordOutputFile } from "../output/write-output-files.ts";
 import { fitRecord, keepFirst, keepHead, keepTail, recordLimits } from "./record-limits.ts";
-import { redactSecrets } from "./redact.ts";
 
 /** A tool result bigger than this (as JSON) is kept in the record as a preview and its size. */
 export const toolResultPreviewCharacters = 2000;

@@ -1,13 +1,12 @@
 import { connect } from "node:net";
 import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
+import { createCodeModeServer, createRunAdmission, runProgramReply } from "@codeaction/core/mcp-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { createCodeModeServer, runResult } from "./code-mode-server.ts";
 import { type HttpListener, listenHttp } from "./http-listener.ts";
-import { createRunAdmission } from "./run-admission.ts";
 
 // Issue 29 finding 3: what one client can make the HTTP server hold is bounded. The real listener
 // and the official SDK client; the runner is a fake behind its seam (runs wait until released), so
@@ -222,7 +221,7 @@ describe("the HTTP server's bounds (issue 29 finding 3)", () => {
 
   it("keeps bounded ends of stdout and stderr and the start of the RESULT in a reply", () => {
     const noise = "\u0001".repeat(1024 * 1024);
-    const result = runResult(
+    const result = runProgramReply(
       finished({
         stdout: `${noise}RESULT: ${"r".repeat(300_000)}\n`,
         stderr: noise,

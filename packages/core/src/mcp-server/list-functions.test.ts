@@ -1,6 +1,7 @@
-import type { ProgramRunner, ToolSpec } from "@codeaction/core";
-import { renderStubSignatures } from "@codeaction/core/stubs";
 import { describe, expect, it } from "vitest";
+import type { ProgramRunner } from "../program/program-runner.ts";
+import { renderStubSignatures } from "../prompt/python-stubs.ts";
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import { listFunctions } from "./list-functions.ts";
 
 function toolsNamed(names: string[]): ToolSpec[] {

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { ProgramRunResult } from "@codeaction/core";
+import type { ProgramRunResult } from "../program/program-runner.ts";
 import type { AdmissionTicket } from "./run-admission.ts";
 
 /** Finished results a server keeps for program_result (each bounded by the reply's bounds). */

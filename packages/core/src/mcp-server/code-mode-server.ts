@@ -1,5 +1,3 @@
-import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
-import { buildStubs } from "@codeaction/core/stubs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   CallToolRequestSchema,
@@ -7,7 +5,10 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import { recordToolCall } from "../journal/journal-record.ts";
+import type { ProgramRunner, ProgramRunResult } from "../program/program-runner.ts";
+import { defaultSandboxDescription } from "../prompt/prompt.ts";
+import { buildStubs } from "../prompt/python-stubs.ts";
+import { clientToolCall } from "./client-tool-call.ts";
 import { isLargeCatalogue, listFunctions, listFunctionsTool } from "./list-functions.ts";
 import {
   callProgramResult,
@@ -22,8 +23,6 @@ import type { ConnectionAdmission } from "./run-admission.ts";
 import { callRunProgram, dockerFix, maxProgramCharacters } from "./run-program-call.ts";
 import { clientThreadName, threadNamePattern } from "./run-threads.ts";
 
-/** Characters of a tool call's arguments kept in a run_program result; longer ones become a preview. */
-const argumentPreviewCharacters = 2000;
 /** Functions named in run_program's description; the rest are counted (list_functions has them all). */
 const namedFunctions = 40;
 
@@ -109,30 +108,42 @@ export function codeModeTools(runner: ProgramRunner, sandboxDescription: string)
   ];
 }
 
-/**
- * A low-level MCP server offering list_functions and run_program over `runner`. One per stdio
- * connection, or one per HTTP request (stateless): the runner, its containers and the wrapped
- * servers are shared.
- */
-export function createCodeModeServer(options: {
+/** What {@link createCodeModeServer} serves, and how. */
+export type CodeModeServerOptions = {
+  /** The runner whose tools and limits the server offers (`createProgramRunner`). */
   runner: ProgramRunner;
-  sandboxDescription: string;
+  /** The sandbox as run_program's description names it (default: the stock image's description). */
+  sandboxDescription?: string;
+  /** Called with each finished run_program run (for a log line). */
   onRun?: (run: ProgramRunResult) => void;
-  /** This connection's place in the server's run queue (run-admission.ts). */
+  /** This connection's place in the server's run queue (`createRunAdmission().forConnection(key)`). */
   admit?: ConnectionAdmission;
-  /** Ping the client before a run's result so it has handled the run's notifications (stdio only; run-progress.ts). */
+  /**
+   * Ping the client before a run's result so it has handled the run's notifications first: only
+   * where the answer comes back on the same connection (stdio, in-memory), not stateless HTTP.
+   */
   confirmDelivery?: boolean;
   /** The longest a result waits for that ping (default 2 s). */
   deliveryTimeoutMs?: number;
-  /** The server's started programs: with them, start_program and program_result are offered too. */
+  /** The server's started programs: with them, start_program, program_result and tasks are offered too. */
   jobs?: ProgramJobs;
-}): Server {
+};
+
+/**
+ * A low-level MCP server (the official SDK's `Server`) offering code mode over `runner`:
+ * list_functions and run_program (with `thread`, progress and live output), and with `jobs`
+ * start_program, program_result and run_program as a task. Connect it to any transport. One per
+ * stdio connection, or one per HTTP request (stateless): the runner, its containers, the wrapped
+ * servers and the jobs are shared; closing the server closes none of them.
+ */
+export function createCodeModeServer(input: CodeModeServerOptions): Server {
+  const options = { ...input, sandboxDescription: input.sandboxDescription ?? defaultSandboxDescription };
   const { jobs } = options;
   // With the server's jobs, run_program may also be called as a task (the specification's tasks).
   const server = jobs
     ? new Server(serverInfo, {
         capabilities: { tools: {}, tasks: { requests: { tools: { call: {} } }, cancel: {} } },
-        taskStore: programTaskStore(jobs, runResult),
+        taskStore: programTaskStore(jobs, runProgramReply),
       })
     : new Server(serverInfo, { capabilities: { tools: {} } });
   const tools = [
@@ -151,10 +162,10 @@ export function createCodeModeServer(options: {
       const runId = startProgramJob({ ...options, jobs }, args, "run_program");
       return typeof runId === "string" ? createdTask(jobs, runId) : runId;
     }
-    if (name === "run_program") return callRunProgram({ ...options, toResult: runResult }, args, extra);
+    if (name === "run_program") return callRunProgram({ ...options, toResult: runProgramReply }, args, extra);
     if (jobs && name === "start_program") return callStartProgram({ ...options, jobs }, args);
     if (jobs && name === "program_result") {
-      return callProgramResult({ jobs, toResult: runResult }, args, extra.signal);
+      return callProgramResult({ jobs, toResult: runProgramReply }, args, extra.signal);
     }
     return errorResult(
       `Unknown tool ${JSON.stringify(name)}: this server has ${tools.map((tool) => tool.name).join(", ")}.`,
@@ -164,7 +175,7 @@ export function createCodeModeServer(options: {
 }
 
 /** The RESULT as text (or what went wrong), and everything as structured content. */
-export function runResult(run: ProgramRunResult): CallToolResult {
+export function runProgramReply(run: ProgramRunResult): CallToolResult {
   // Bounded, so a reply a client never reads stays small (run-admission.ts caps how many there are).
   const result = run.result === undefined ? undefined : boundedResult(run.result);
   const stdout = boundedTail(run.stdout);
@@ -176,14 +187,7 @@ export function runResult(run: ProgramRunResult): CallToolResult {
     stdout: stdout.text,
     stderr: stderr.text,
     truncated: run.truncated || stdout.cut || stderr.cut || (result?.cut ?? false),
-    toolCalls: run.toolCalls.map((call) => {
-      const { id: _id, ...recorded } = recordToolCall(call);
-      const kept = { ...recorded, durationMs: Math.round(recorded.durationMs) };
-      const json = JSON.stringify(kept.args) ?? "null";
-      return json.length > argumentPreviewCharacters
-        ? { ...kept, args: `${json.slice(0, argumentPreviewCharacters)}... (${json.length} characters)` }
-        : kept;
-    }),
+    toolCalls: run.toolCalls.map(clientToolCall),
     runMs: Math.round(run.runMs),
     ...(run.thread ? { thread: { id: clientThreadName(run.thread.id), fresh: run.thread.fresh } } : {}),
   };

@@ -1,11 +1,12 @@
 import { PassThrough } from "node:stream";
-import type { AgentEvent, ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ProgramRunner, ProgramRunResult } from "../program/program-runner.ts";
+import type { AgentEvent } from "../types.ts";
 import { createCodeModeServer } from "./code-mode-server.ts";
 
 // The live-output race seen once in mcp-live-output.docker.test.ts: the official SDK client handles

@@ -1,5 +1,5 @@
-import type { AgentEvent } from "@codeaction/core";
 import type { ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import type { AgentEvent } from "../types.ts";
 
 /** How often a running program reports progress: well inside the 60 s stock clients wait between messages. */
 export const progressIntervalMs = 2000;

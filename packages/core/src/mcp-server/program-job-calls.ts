@@ -1,5 +1,5 @@
-import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgramRunner, ProgramRunResult } from "../program/program-runner.ts";
 import { keepResultMs, maxKeptResults, maxWaitSeconds, type ProgramJobs } from "./program-jobs.ts";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { checkedProgram, dockerFix } from "./run-program-call.ts";

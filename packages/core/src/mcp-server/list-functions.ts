@@ -1,14 +1,8 @@
-import type { ProgramRunner } from "@codeaction/core";
-import {
-  buildStubs,
-  createToolSearch,
-  type DiscoveryPlan,
-  defaultDiscoverySettings,
-  planDiscovery,
-  type StubbedTool,
-  type ToolSearch,
-} from "@codeaction/core/stubs";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { type DiscoveryPlan, defaultDiscoverySettings, planDiscovery } from "../discovery/tool-index.ts";
+import { createToolSearch, type ToolSearch } from "../discovery/tool-search.ts";
+import type { ProgramRunner } from "../program/program-runner.ts";
+import { buildStubs, type StubbedTool } from "../prompt/python-stubs.ts";
 
 /**
  * list_functions, with discovery for large catalogues: with `query`, only the best matches (BM25

@@ -1,5 +1,5 @@
-import type { ProgramRunResult } from "@codeaction/core";
 import { describe, expect, it } from "vitest";
+import type { ProgramRunResult } from "../program/program-runner.ts";
 import { keepResultMs, maxKeptResults, outputSoFarCharacters, ProgramJobs } from "./program-jobs.ts";
 
 const finished = (runId: string) => ({ runId, status: "ok", result: runId }) as unknown as ProgramRunResult;

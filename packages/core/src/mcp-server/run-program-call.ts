@@ -1,4 +1,3 @@
-import type { ProgramRunner, ProgramRunResult } from "@codeaction/core";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   type CallToolResult,
@@ -6,6 +5,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgramRunner, ProgramRunResult } from "../program/program-runner.ts";
 import type { ConnectionAdmission } from "./run-admission.ts";
 import { deliveryTimeoutMs, reportRunProgress } from "./run-progress.ts";
 import { threadOf } from "./run-threads.ts";

@@ -1,6 +1,6 @@
-import type { ProgramRunResult } from "@codeaction/core";
 import type { TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { CallToolResult, CreateTaskResult, Task } from "@modelcontextprotocol/sdk/types.js";
+import type { ProgramRunResult } from "../program/program-runner.ts";
 import { keepResultMs, type ProgramJobs } from "./program-jobs.ts";
 
 /** How often a client is told to ask for a task's status. */
