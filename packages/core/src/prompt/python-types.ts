@@ -234,7 +234,11 @@ export class TypedDictScope {
       const value = property?.const ?? property?.enum?.[0];
       const label = value === undefined ? "" : pascalCase(String(value));
       const index = variants.indexOf(variant) + 1;
-      const name = `${context.name ?? "Arguments"}${label || `Variant${index}`}`;
+      // A model's own name when it has one (pydantic's `title` is its class name: `Address`).
+      const titled = typeof variant.title === "string" && /^[A-Za-z_][A-Za-z0-9_]*$/.test(variant.title);
+      const name = titled
+        ? (variant.title as string)
+        : `${context.name ?? "Arguments"}${label || `Variant${index}`}`;
       return this.define(variant, { ...context, name }) ?? "dict[str, Any]";
     });
   }
