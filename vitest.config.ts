@@ -68,7 +68,9 @@ export default defineConfig({
           exclude: ["**/node_modules/**"],
           testTimeout: 600_000,
           hookTimeout: 900_000,
-          fileParallelism: false,
+          // Two files at a time (scripts/test.sh): each installs into a folder of its own under /tmp,
+          // and the Inspector's 70 s program mostly waits while another file installs.
+          fileParallelism: true,
         },
       },
       {

@@ -16,6 +16,12 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  */
 export const SLOW_FILES: Readonly<Record<string, number>> = {
   "security:tests/security/resources.test.ts": 122,
+  // The packaging project, two files at a time: the Inspector's 70 s program first.
+  "packaging:tests/packaging/installed-cli-servers.test.ts": 90,
+  "packaging:tests/packaging/installed-packages.test.ts": 85,
+  "packaging:tests/packaging/observability-install.test.ts": 62,
+  "packaging:tests/packaging/quick-start.test.ts": 30,
+  "packaging:tests/packaging/slim-install.test.ts": 21,
   "docker:packages/sandbox/src/limits.docker.test.ts": 79,
   "docker:tests/remote/remote-engine.docker.test.ts": 65,
   "docker:packages/cli/test/cli.docker.test.ts": 62,

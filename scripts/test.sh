@@ -69,8 +69,8 @@ echo "[test] node scripts/check-python.ts (the packages' Python, linted with pyf
 node scripts/check-python.ts
 echo "[test] vitest: docker and security projects (four files at a time, slowest first)" >&2
 pnpm vitest run --project docker --project security --maxWorkers=4 "${with_filter[@]}"
-echo "[test] pnpm build, then the packaging project (packed tarballs installed by npm and pnpm under /tmp)" >&2
+echo "[test] pnpm build, then the packaging project (packed tarballs installed by npm and pnpm under /tmp, two files at a time)" >&2
 pnpm build
-CODEACTION_PACKAGES_BUILT=1 pnpm vitest run --project packaging
+CODEACTION_PACKAGES_BUILT=1 pnpm vitest run --project packaging --maxWorkers=2
 echo "[test] vitest: faults project (restarts dockerd; runs alone)" >&2
 pnpm vitest run --project faults
