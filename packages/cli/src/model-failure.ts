@@ -1,5 +1,6 @@
 import {
   isRetryableModelFailure,
+  ModelCallError,
   maximumRetryAfterMs,
   modelFailureCause,
   modelRetryAfterMs,
@@ -61,28 +62,15 @@ export function describeRetry(notice: ModelRetryNotice): string {
  * names withRetry(), which a command-line user cannot reach). Any other error is returned as it is.
  */
 export function explainModelFailure(error: unknown, settings: ModelCallSettings): unknown {
-  const isModelCall = (error as { code?: unknown } | undefined)?.code === "model-call";
-  if (!isModelCall || !(error instanceof Error) || CliError.isInstance(error)) return error;
-  const cause = error.cause ?? error;
-  return new CliError(modelFailureMessage(cause, httpStatus(cause) ?? httpStatus(error), settings), {
-    code: "model-call",
-    cause: error,
-  });
+  if (!ModelCallError.isInstance(error)) return error;
+  return new CliError(modelFailureMessage(error, settings), { code: "model-call", cause: error });
 }
 
-/**
- * The model call's failure along `error`'s causes (core's `model-call` error, at most 8 deep), with
- * what the provider's client threw and its HTTP status; undefined when the error is not one.
- */
-export function modelCallFailure(
-  error: unknown,
-): { failure: Error; cause: unknown; status: number | undefined } | undefined {
+/** Core's ModelCallError along `error`'s causes (at most 8 deep); undefined when there is none. */
+export function modelCallFailure(error: unknown): ModelCallError | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 8 && current instanceof Error; depth += 1) {
-    if ((current as { code?: unknown }).code === "model-call" && !CliError.isInstance(current)) {
-      const cause = current.cause ?? current;
-      return { failure: current, cause, status: httpStatus(cause) ?? httpStatus(current) };
-    }
+    if (ModelCallError.isInstance(current)) return current;
     current = current.cause;
   }
   return undefined;
@@ -93,15 +81,11 @@ export function triesText(retries: number): string {
   return retries === 0 ? "tried once" : `tried ${retries + 1} times`;
 }
 
-function modelFailureMessage(
-  cause: unknown,
-  status: number | undefined,
-  settings: ModelCallSettings,
-): string {
+function modelFailureMessage(error: ModelCallError, settings: ModelCallSettings): string {
   const { place, retries } = settings;
-  const said = providerMessage(cause);
+  const said = providerMessage(error.cause ?? error);
   const tries = `${triesText(retries)} (--retries ${retries})`;
-  const found = modelFailureCause(cause, status);
+  const found = error.failure;
   switch (found.cause) {
     case "timeout":
       return `The model at ${place} did not answer within ${settings.timeoutSeconds} s, ${tries}. Give it longer with --model-timeout SECONDS, or check that the server there answers.`;

@@ -1,4 +1,4 @@
-import { modelFailureCause, providerMessage } from "@codeaction/core";
+import { providerMessage } from "@codeaction/core";
 import { type ModelCallSettings, modelCallFailure, triesText } from "../../model-failure.ts";
 
 /**
@@ -16,8 +16,8 @@ export function describeModelFailure(
   if (!found) return undefined;
   const { place, retries } = settings;
   const tries = triesText(retries);
-  const kind = modelFailureCause(found.cause, found.status);
-  const said = providerMessage(found.cause);
+  const kind = found.failure;
+  const said = providerMessage(found.cause ?? found);
   const starter = "whoever started the desk";
   switch (kind.cause) {
     case "timeout":
