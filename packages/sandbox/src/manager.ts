@@ -155,6 +155,7 @@ export class SandboxManager {
       imageEnv: this.imageEnv,
       dialect: this.dialect,
       logger: this.logger,
+      warmCommand: this.warmCommand,
     });
     if (!taken) return undefined;
     return this.createPooledSession(signal, taken).catch((error: unknown) => {
@@ -321,8 +322,9 @@ export class SandboxManager {
         identity.release();
         throw error;
       }));
-    const warmCommand = this.warmCommand;
-    let warm: WarmProcess | undefined;
+    // A prelaunched container's warm command started with it (prelaunch/take-over.ts).
+    let warm: WarmProcess | undefined = taken?.launched.warm;
+    const warmCommand = warm ? undefined : this.warmCommand;
     try {
       // A pool container is handed out only with its kill helper ready; its warm command starts
       // meanwhile.

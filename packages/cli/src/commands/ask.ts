@@ -1,19 +1,13 @@
-import { resolve } from "node:path";
 import { DATA_IMAGE as dataImage, DEFAULT_IMAGE as defaultImage } from "@codeaction/sandbox/images";
 import type { CliContext } from "../context.ts";
 import { dataFileArguments } from "../data-files/data-formats.ts";
-import { defaultJournalPath } from "../journal/append.ts";
-import { createJournalRecord } from "../journal/journal-record.ts";
-import { describeModelChoice } from "../model-choice.ts";
-import { type AgentSession, openAgentSession } from "../session/agent-session.ts";
-import { planAgentSession } from "../session/session-plan.ts";
-import { createProgress, type Progress } from "../terminal/progress.ts";
-import { type ResumeRequest, resumeSecret, terminalApprovalFor } from "./ask-approval.ts";
-import { type AskRequest, parseAskArguments } from "./ask-arguments.ts";
-import { askOnce, reportAnswer } from "./ask-turn.ts";
+import { closeSandbox, startSandbox } from "../session/session-sandbox.ts";
+import type { ResumeRequest } from "./ask-approval.ts";
+import { parseAskArguments } from "./ask-arguments.ts";
 
-// Only what checking the command line needs is imported up front; LangChain, the sandbox and the
-// CSV parser load once the arguments are known to be good.
+// Only what checking the command line and starting the sandbox need is imported up front: one
+// question, one container, started in a worker thread now, while LangChain, the data and the model
+// load (ask-session.ts and what it imports).
 
 /** `codeaction ask`; with `resume`, `codeaction resume` continuing a kept run with the same options. */
 export async function askCommand(
@@ -26,70 +20,14 @@ export async function askCommand(
   const { values, pattern } = request;
   const image =
     pattern === "code-action" ? (values.image ?? (values.data ? dataImage : defaultImage)) : undefined;
-  const plan = await planAgentSession(values, context, { command: "ask", resuming: resume?.runId });
   const files = dataFileArguments({ csv: values.csv, file: values.file }, context.cwd);
-  const quiet = values.quiet === true;
-  const progress = createProgress({ stream: context.stderr, quiet });
-  if (!quiet) progress.note(describeModelChoice(plan.modelChoice));
-  // One question, one container: prelaunched while LangChain, the data and the model load.
-  const session = await openAgentSession(plan, context, {
-    pattern,
-    image,
-    files,
-    questions: "one",
-    progress,
-    modelCall: () => ({ retries: request.retries, timeoutSeconds: request.modelTimeout }),
-    onRetry: (line) => progress.note(`codeaction: ${line}`),
-    modelLoad: "beside-data",
-    debug: values.debug === true,
-    state: { maxSteps: request.steps },
-  });
+  const sandbox = await startSandbox({ questions: "one", image, files });
+  let askWithSandbox: typeof import("./ask-session.ts").askWithSandbox;
   try {
-    return await askInSession({ request, context, session, progress, resume });
-  } finally {
-    await session.close();
+    ({ askWithSandbox } = await import("./ask-session.ts"));
+  } catch (error) {
+    await closeSandbox(sandbox);
+    throw error;
   }
-}
-
-async function askInSession(options: {
-  request: AskRequest;
-  context: CliContext;
-  session: AgentSession;
-  progress: Progress;
-  resume: ResumeRequest | undefined;
-}): Promise<number> {
-  const { request, context, session, progress, resume } = options;
-  const { values, question, pattern } = request;
-  // Against the command's folder (main()'s context), as chat, resume, replay and audit verify do.
-  const journalPath = values["no-journal"]
-    ? undefined
-    : resolve(context.cwd, values.journal ?? defaultJournalPath);
-  const { data, plan } = session;
-  const record = createJournalRecord({
-    question,
-    model: plan.modelChoice,
-    pattern,
-    image: session.sandbox.image,
-    tables: data.tables,
-    toolNames: data.tools.map((tool) => tool.name),
-    servers: plan.serverLines,
-  });
-  const started = performance.now();
-  const turn = { request, context, progress, record, journalPath, started, resume, session };
-  const approval = terminalApprovalFor(request, context, {
-    journaled: journalPath !== undefined,
-    resuming: resume !== undefined,
-    progress,
-  });
-  const result = await askOnce(turn, async () => {
-    progress.update(pattern === "code-action" ? "checking the Docker sandbox" : "preparing the tools");
-    const agent = await session.build({
-      approval: approval?.hook,
-      resumeSecret: resumeSecret(context.env),
-      usedStates: resume?.usedStates,
-    });
-    record.timings.setupMs = Math.round(performance.now() - started);
-    return agent;
-  }).finally(() => approval?.close());
-  return reportAnswer(turn, result);
+  return askWithSandbox({ request, context, resume, image, files, sandbox });
 }

@@ -62,7 +62,7 @@ export async function openAgentSession(
   context: CliContext,
   options: SessionOptions,
 ): Promise<AgentSession> {
-  const sandbox = await startSandbox(options);
+  const sandbox = options.sandbox ?? (await startSandbox(options));
   // The data files are scanned in worker threads meanwhile, too: for the prompt, their heads only
   // (a big file's rows are estimated from its typing sample, not counted to its end).
   const scans = options.scans ?? scanInThreads(options.files, { rowCount: "estimated" });

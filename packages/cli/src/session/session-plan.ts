@@ -7,7 +7,7 @@ import type { ScanJob } from "../data-files/scan-thread.ts";
 import { chooseModel, type ModelChoice } from "../model-choice.ts";
 import { serverCommandLines, serverSpecs } from "../server-options.ts";
 import type { Progress } from "../terminal/progress.ts";
-import type { SessionQuestions } from "./session-sandbox.ts";
+import type { SessionQuestions, SessionSandbox } from "./session-sandbox.ts";
 import type { SessionState } from "./session-state.ts";
 
 export type SessionCommand = "ask" | "chat" | "desk";
@@ -83,6 +83,8 @@ export type SessionOptions = {
   state?: SessionState;
   /** The conversation to go on with (the desk's agent rebuilt after an upload); else a new one. */
   threadId?: string;
+  /** The sandbox already started (`ask` starts it before its heavy modules load); else started here. */
+  sandbox?: SessionSandbox;
 };
 
 /** What the front-end adds to its agent: its approval, and a resumed run's key and used states. */

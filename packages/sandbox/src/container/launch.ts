@@ -88,6 +88,8 @@ type LaunchOptions = {
    * inside the started container before the launch returns.
    */
   mountFiles?: readonly FileToPlace[];
+  /** Told the moment the container has started, before its read-back (a prelaunch's worker reports it). */
+  onStarted?: (containerId: string) => void;
   /** Tests only: runs between the files' check and the container's creation (a race test swaps a file here). */
   afterMountCheck?: () => Promise<void>;
 };
@@ -251,6 +253,7 @@ async function startVerified(
     await container.start();
     stepEnded("start");
     options.signal?.throwIfAborted();
+    options.onStarted?.(container.id);
     const guardExecs = execsNeedGuard(config);
     const { helper, warm } = await verifyRunning(container, config, {
       ...verifyOptions,

@@ -64,6 +64,7 @@ async function launch(): Promise<void> {
     imageEnv: image.Config?.Env ?? [],
     dialect,
     signal: discard.signal,
+    onStarted: (containerId) => report({ type: "started", containerId }),
     // On a local engine the files that pass the mount check are bind-mounted at the start; the rest stream in.
     ...(mountsWork(docker, dialect) && input.files.length > 0 ? { mountFiles: input.files } : {}),
   });

@@ -53,6 +53,9 @@ async function containersOf(managerId: string): Promise<string[]> {
   return listed.map((summary) => summary.Id);
 }
 
+/** The manager's debug line for a warm command started at a prelaunched container's start. */
+const startedEarly = "warm command started at the prelaunched container's start";
+
 /** A debug logger that keeps its messages. */
 function keptLogger(): { logger: pino.Logger; messages: string[] } {
   const messages: string[] = [];
@@ -108,7 +111,7 @@ describe("a prelaunched container", () => {
     expect(await containersOf(manager.managerId)).toEqual([]);
   });
 
-  test("without a pool, is made warm by ready(): its warm command runs before any session is asked for; the first session gets it", async () => {
+  test("without a pool, is made warm by ready(): its warm command starts with the container, before the take-over's read-back; the first session gets it", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none" });
     const { logger, messages } = keptLogger();
@@ -131,6 +134,8 @@ describe("a prelaunched container", () => {
     const [first, second] = (await output).split("\n");
     expect(second).toBe("hello");
     expect(Number(first!.replace("warm-", ""))).toBeLessThan(checkPid);
+    // Started the moment the worker reported the container started, not after the take-over.
+    expect(messages).toContain(startedEarly);
     expect((await process.exit).exitCode).toBe(0);
     await manager.close();
     expect(created(await eventsOf(manager.managerId, since))).toEqual([session.containerId]);
@@ -153,17 +158,25 @@ describe("a prelaunched container", () => {
     await expect(manager.createSession()).rejects.toThrow(/cleaned up/);
   });
 
-  test("started with other settings is removed, and the session gets a container of its own", async () => {
+  test("started with other settings is removed with the warm command started in it, and the session gets a container of its own", async () => {
     const since = Math.floor(Date.now() / 1000) - 1;
     const prelaunch = SandboxPrelaunch.start({ network: "none", memoryLimit: "256m" });
     const { logger, messages } = keptLogger();
     const manager = new SandboxManager(
       { network: "none", memoryLimit: "512m", pool: 0 },
-      { prelaunch, logger },
+      { prelaunch, logger, warmCommand: ["sh", "-c", "echo warm; cat"] },
     );
     managers.push(manager);
     const session = await manager.createSession();
     expect(messages).not.toContain(trustedChecks);
+    // The warm command went out at the prelaunched container's start, before its read-back failed;
+    // the session's own container has its own.
+    expect(messages).toContain(startedEarly);
+    const warm = session.takeWarm()!.claim();
+    const output = readAll(warm.stdout);
+    warm.stderr.resume();
+    warm.stdin.end("own");
+    expect(await output).toBe("warm\nown");
     const inspected = await session.inspect();
     expect(inspected.HostConfig.Memory).toBe(512 * 1024 * 1024);
     await manager.close();

@@ -58,6 +58,7 @@ export class SandboxPrelaunch {
   private readonly worker: Worker | undefined;
   private readonly launched: Promise<PrelaunchedContainer | undefined>;
   private readonly engineChecked: Promise<EngineDialect | undefined>;
+  private readonly started: Promise<string | undefined>;
   private readonly discarded: Promise<void>;
   private taken = false;
   /** How many waits hold the worker referenced (waitingFor). */
@@ -74,8 +75,10 @@ export class SandboxPrelaunch {
     this.launched = new Promise((resolve) => (settle = resolve));
     let checked: (dialect: EngineDialect | undefined) => void = () => undefined;
     this.engineChecked = new Promise((resolve) => (checked = resolve));
+    let startedNow: (containerId: string | undefined) => void = () => undefined;
+    this.started = new Promise((resolve) => (startedNow = resolve));
     // Settled by a failure or the end as well (resolving twice changes nothing).
-    void this.launched.then(() => checked(undefined));
+    void this.launched.then((container) => startedNow(container?.containerId)).then(() => checked(undefined));
     this.discarded = new Promise((resolve) => (ended = resolve));
     // Settled by the worker's placement, or with none placed when it ends or fails first.
     let placedNow: (placed: PlacedFile[]) => void = () => undefined;
@@ -101,6 +104,7 @@ export class SandboxPrelaunch {
         this.placing = { containerPath, bytesCopied, totalBytes };
         this.onPlacingHeard?.(this.placing);
       } else if (report.type === "checked") checked(report.dialect);
+      else if (report.type === "started") startedNow(report.containerId);
       else if (report.type === "launched") {
         launched = true;
         const { type: _launched, ...handed } = report;
@@ -158,6 +162,16 @@ export class SandboxPrelaunch {
    */
   checkedEngine(): Promise<EngineDialect | undefined> {
     return this.waitingFor(this.engineChecked);
+  }
+
+  /**
+   * The container's id as soon as it has started, before the worker's read-back and hand-over: the
+   * manager that takes it over starts its warm command in it meanwhile (nothing is handed out before
+   * the read-back, and a container that fails it is removed with its warm command). Undefined when
+   * it did not start.
+   */
+  startedContainer(): Promise<string | undefined> {
+    return this.waitingFor(this.started);
   }
 
   /** Hears how far the placement of `files` has come: the latest at once, then each new report. */

@@ -25,6 +25,8 @@ function standInPrelaunch(
   const config = parseSandboxConfig(settings);
   let taken = false;
   let closed = false;
+  let startedNow: (containerId: string | undefined) => void = () => undefined;
+  const started = new Promise<string | undefined>((resolve) => (startedNow = resolve));
   const launching = (async (): Promise<PrelaunchedContainer | undefined> => {
     if (options.failure) return undefined;
     // The worker thread holds its uid in its own thread: not held in this one.
@@ -38,6 +40,8 @@ function standInPrelaunch(
         labels: buildLabels({ managerId: options.labelledFor ?? managerId, deadline }),
         deadline,
         imageEnv: engine.image.env,
+        // As the worker reports it: the container started, its read-back still to come.
+        onStarted: startedNow,
       },
     );
     return {
@@ -58,6 +62,14 @@ function standInPrelaunch(
       return launching;
     },
     checkedEngine: async () => undefined,
+    startedContainer: () =>
+      Promise.race([
+        started,
+        launching.then(
+          (container) => container?.containerId,
+          () => undefined,
+        ),
+      ]),
     onPlacing: () => undefined,
     close: async () => {
       closed = true;
@@ -166,9 +178,10 @@ describe("taking over a prelaunched container", () => {
     const session = await manager.createSession();
     expect(session.containerId).toBe(prelaunched);
     const execs = () => engine.callsOf("exec").filter((call) => call.startsWith(`exec ${prelaunched} `));
+    // The warm command went out when the container started, before the take-over's kill helper.
     expect(execs()).toEqual([
-      `exec ${prelaunched} kill-helper`,
       `exec ${prelaunched} ${warmCommand.join(" ")}`,
+      `exec ${prelaunched} kill-helper`,
     ]);
     const relay = session.takeWarm()!.claim();
     relay.stdout.resume();

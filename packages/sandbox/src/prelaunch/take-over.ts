@@ -3,13 +3,14 @@
 
 import type { Logger } from "pino";
 import { parseSandboxConfig, type SandboxConfig } from "../config.ts";
-import type { EngineDialect } from "../container/engine-dialect.ts";
+import { type EngineDialect, waysOf } from "../container/engine-dialect.ts";
 import { labelKeys } from "../container/labels.ts";
 import { type LaunchedContainer, verifyRunning } from "../container/launch.ts";
 import { holdIdentity, type SandboxIdentity } from "../container/user-ids.ts";
 import type { ContainerEngine, ContainerInspectInfo } from "../engine/container-engine.ts";
 import { teardownContainer } from "../engine/engine-operations.ts";
 import { execsNeedGuard } from "../process/syscall-guard.ts";
+import { type WarmCommand, WarmProcess } from "../process/warm-process.ts";
 import type { SandboxPrelaunch } from "./prelaunch.ts";
 
 /**
@@ -17,6 +18,12 @@ import type { SandboxPrelaunch } from "./prelaunch.ts";
  * helper started here; undefined (the container removed, the reason logged) when the worker failed,
  * the uid is taken, or the read-back finds any flag, the image or the manager label not as this
  * manager's settings say. The caller then launches its own.
+ *
+ * The manager's `warmCommand` starts here, in this thread (an exec stream belongs to the thread that
+ * opened it), the moment the worker reports the container started: its start-up (the relay's
+ * interpreter and its preimports) overlaps the worker's read-back and this take-over, as a cold
+ * container's first command overlaps its own. Like that one, it has nothing to run until the session
+ * is handed out, which waits for the read-back; a container that fails it is removed with it.
  */
 export async function takeOverPrelaunched(
   docker: ContainerEngine,
@@ -27,11 +34,14 @@ export async function takeOverPrelaunched(
     imageEnv: string[];
     dialect: EngineDialect;
     logger?: Logger | undefined;
+    warmCommand?: WarmCommand | undefined;
   },
 ): Promise<{ identity: SandboxIdentity; launched: LaunchedContainer } | undefined> {
+  const early = startWarmEarly(docker, prelaunch, options);
   const handed = await prelaunch.take();
   if (!handed) {
     options.logger?.debug({ reason: prelaunch.failure }, "prelaunched container not used");
+    (await early)?.close();
     return undefined;
   }
   const container = docker.getContainer(handed.containerId);
@@ -53,6 +63,7 @@ export async function takeOverPrelaunched(
       helper?.close();
       throw new Error(problem ?? "no kill helper");
     }
+    const warm = await early;
     return {
       identity,
       launched: {
@@ -63,12 +74,46 @@ export async function takeOverPrelaunched(
         guardExecs: execsNeedGuard(identity.config),
         placedFiles: handed.placed,
         ...(handed.mounted.length > 0 ? { mounted: handed.mounted } : {}),
+        ...(warm ? { warm } : {}),
       },
     };
   } catch (error) {
+    (await early)?.close();
     identity?.release();
     options.logger?.warn({ error: String(error) }, "prelaunched container removed, not used");
     await teardownContainer({ container, lifeline: handed.lifeline }).catch(() => undefined);
+    return undefined;
+  }
+}
+
+/**
+ * The warm command started in the prelaunched container as soon as it has started (see above);
+ * undefined without one, or when it could not start (the manager then starts it after the take-over).
+ */
+async function startWarmEarly(
+  docker: ContainerEngine,
+  prelaunch: SandboxPrelaunch,
+  options: {
+    config: SandboxConfig;
+    dialect: EngineDialect;
+    logger?: Logger | undefined;
+    warmCommand?: WarmCommand | undefined;
+  },
+): Promise<WarmProcess | undefined> {
+  const { config, logger, warmCommand } = options;
+  // Where flags are read from inside (Podman), nothing of ours runs before that read-back.
+  if (!warmCommand || waysOf(options.dialect).readsBackInside) return undefined;
+  const containerId = await prelaunch.startedContainer();
+  if (containerId === undefined) return undefined;
+  try {
+    const warm = await WarmProcess.start(docker.getContainer(containerId), warmCommand, {
+      cwd: config.workdir,
+      guard: execsNeedGuard(config),
+    });
+    logger?.debug("warm command started at the prelaunched container's start");
+    return warm;
+  } catch (error) {
+    logger?.debug({ error: String(error) }, "warm command not started early");
     return undefined;
   }
 }

@@ -10,6 +10,8 @@ export type WorkerReport =
   /** The engine answered, its dialect is known and the runtime the settings ask for is registered. */
   | { type: "checked"; dialect: EngineDialect }
   | ({ type: "placing" } & PlacingProgress)
+  /** The container has started; its read-back is still to come (the manager may start its warm command). */
+  | { type: "started"; containerId: string }
   /** The container is ready to be taken over, with the files mounted at its start; the rest are copied after this (`placed`). */
   | {
       type: "launched";
