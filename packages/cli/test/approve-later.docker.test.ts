@@ -113,7 +113,7 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     const second = runCli(["resume", runId, "--approve", ...options], { cwd, env }).finally(() => {
       secondEnded = true;
     });
-    // Until the second has ended, or (without the lock) has made its own charge_card call too.
+    // Until the second has ended, or (without the take) has made its own charge_card call too.
     const charges = async () => (await readFile(ledger, "utf8")).match(/charge_card/g)?.length ?? 0;
     await expect.poll(async () => secondEnded || (await charges()) > 1, { timeout: 90_000 }).toBe(true);
     await writeFile(hold, "");
@@ -128,7 +128,7 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     expect(firstRun.exitCode, firstRun.stderr).toBe(0);
     expect(firstRun.stdout.trim()).toBe("r-ada-42");
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
-    // Released once the resumed run is journaled: no lock file is left.
+    // The take is a line of the journal, not a file: no lock file is left.
     expect((await readdir(join(cwd, ".codeaction"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
   });
 
