@@ -39,7 +39,7 @@ const readFix = "Pass --journal FILE (the journal ask wrote).";
  * lock: reads the journal, verifies its chain, finds the run's waiting state (its last record must
  * be the interrupted one), checks the state's signature and run id, and refuses a run another live
  * process took and has not answered yet; then appends a taken line (run id, the state's nonce, this
- * process's pid and start time) to the same chain and returns the state. The take ends when the
+ * process's pid, start time, pid namespace, host and boot id) to the same chain and returns the state. The take ends when the
  * run's next record is journaled (the answer, a refusal, or a new waiting state); a taker that is
  * gone (crashed, killed) before that leaves the run to be taken again.
  */

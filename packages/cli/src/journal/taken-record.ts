@@ -58,6 +58,7 @@ function isTake(value: unknown): value is Take {
   return (
     typeof take.runId === "string" &&
     typeof take.nonce === "string" &&
+    typeof take.at === "string" &&
     typeof take.pid === "number" &&
     Number.isSafeInteger(take.pid) &&
     take.pid > 0 &&
