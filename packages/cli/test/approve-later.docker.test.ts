@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inTerminal as inSharedTerminal, ledgerServer } from "./approve-later-session.ts";
-import { journalRecords } from "./cli-files.ts";
+import { journalRecords, journalTakes } from "./cli-files.ts";
 import { runCli } from "./run-cli.ts";
 
 // Approve later through the CLI, as processes on real containers with a replayed model: `ask
@@ -96,7 +96,7 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
   it("two resumes of a run at once: the second is refused while the first holds the run; charge_card is made once", async () => {
     const { cwd, ledger, asked } = await laterRun("race");
     expect(asked.exitCode, asked.output).toBe(3);
-    const [record] = await journalRecords<{ runId: string }>(cwd);
+    const [record] = await journalRecords<{ runId: string; resume: { state: { nonce: string } } }>(cwd);
     const runId = record!.runId;
     // The same tools, with charge_card held in flight until the file `hold` exists.
     const hold = join(cwd, "hold");
@@ -113,17 +113,22 @@ describe("codeaction ask --approve, answered later, and codeaction resume", () =
     const second = runCli(["resume", runId, "--approve", ...options], { cwd, env }).finally(() => {
       secondEnded = true;
     });
-    // Until the second has ended, or (without the lock) has made its own charge_card call too.
+    // Until the second has ended, or (without the take) has made its own charge_card call too.
     const charges = async () => (await readFile(ledger, "utf8")).match(/charge_card/g)?.length ?? 0;
     await expect.poll(async () => secondEnded || (await charges()) > 1, { timeout: 90_000 }).toBe(true);
     await writeFile(hold, "");
     const [firstRun, secondRun] = await Promise.all([first, second]);
     expect(secondRun.exitCode, secondRun.stdout).toBe(1);
     expect(secondRun.stderr).toContain(`Run ${runId} is being resumed by another codeaction resume`);
+    // The run was taken once, by the first: the journal's one taken line names it and the state.
+    expect(await journalTakes(cwd)).toEqual([
+      expect.objectContaining({ runId, nonce: record!.resume.state.nonce, pid: firstRun.pid }),
+    ]);
+    expect(secondRun.stderr).toContain(`(process ${firstRun.pid}, which took it at`);
     expect(firstRun.exitCode, firstRun.stderr).toBe(0);
     expect(firstRun.stdout.trim()).toBe("r-ada-42");
     expect(await readFile(ledger, "utf8")).toBe("lookup ada\ncharge_card ada 42\n");
-    // Released once the resumed run is journaled: no lock file is left.
+    // The take is a line of the journal, not a file: no lock file is left.
     expect((await readdir(join(cwd, ".codeaction"))).filter((name) => name.endsWith(".lock"))).toEqual([]);
   });
 

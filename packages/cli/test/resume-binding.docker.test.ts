@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { type ChainEnd, chainEndOf, chainedLine } from "@codeaction/core/durable";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { laterRun } from "./approve-later-session.ts";
+import { journalRecords } from "./cli-files.ts";
 import { runCli } from "./run-cli.ts";
 
 // What `codeaction resume` binds an approval to, against someone who can write the journal (issue
@@ -23,12 +24,9 @@ afterAll(async () => {
 
 type Kept = { runId: string; status: string; resume?: { pending: unknown; state: { runId: string } } };
 
+/** The journal's run records (its taken lines, codeaction resume's, left out). */
 async function records(cwd: string): Promise<Kept[]> {
-  const text = await readFile(join(cwd, ".codeaction/runs.jsonl"), "utf8");
-  return text
-    .trimEnd()
-    .split("\n")
-    .map((line) => JSON.parse(line) as Kept);
+  return journalRecords<Kept>(cwd);
 }
 
 /** Writes `kept` as the journal, its SHA-256 chain rebuilt from the first record (what anyone can do without a key). */

@@ -45,14 +45,15 @@ describe("codeaction resume's refusals", () => {
     expect(noJournal.stderr).toMatch(/No journal at .*runs\.jsonl.*Pass --journal FILE/);
   });
 
-  it("a symbolic link planted as the run's resume lock is named as such with the fix, not an unexpected ELOOP", async () => {
+  it("a symbolic link planted as the journal's lock (which the take holds) is named as such with the fix, not an unexpected ELOOP", async () => {
     const planted = await mkdtemp(join(cwd, "lock-"));
     await mkdir(join(planted, ".codeaction"), { mode: 0o700 });
-    const lockPath = join(planted, ".codeaction/runs.jsonl.resume-run_1.lock");
+    const lockPath = join(planted, ".codeaction/runs.jsonl.lock");
     await symlink(join(planted, "elsewhere"), lockPath);
     const run = await runMain(["resume", "run_1", "--approve"], { cwd: planted, env: secret });
     expect(run.exitCode).toBe(1);
     expect(run.stderr).not.toMatch(/unexpected error|ELOOP/);
+    expect(run.stderr).toContain("codeaction resume could not take run run_1 from the journal");
     expect(run.stderr).toContain(`the lock file ${lockPath} is a symbolic link`);
     expect(run.stderr).toContain(`Remove it (rm ${lockPath})`);
   });

@@ -4,10 +4,8 @@ import type { CliContext } from "../context.ts";
 import { CliError } from "../errors/cli-error.ts";
 import { UsageError } from "../errors/usage-error.ts";
 import { defaultJournalPath } from "../journal/append.ts";
-import { readJournal } from "../journal/read-journal.ts";
-import { bindDecision, checkJournalChain, checkKeptState } from "../journal/resume-check.ts";
-import { holdResumeLock } from "../journal/resume-lock.ts";
-import { findWaitingRun } from "../journal/resume-record.ts";
+import { createJournalStore } from "../journal/journal-store.ts";
+import { bindDecision } from "../journal/resume-check.ts";
 import { askCommand } from "./ask.ts";
 import { resumeSecret, resumeSecretVariable } from "./ask-approval.ts";
 
@@ -16,14 +14,15 @@ export const resumeHelp = `Usage: codeaction resume RUN_ID (--approve | --deny [
 Continues a run that \`codeaction ask --approve\` (or a turn of \`codeaction chat --approve\`)
 stopped when "later" was answered. First the journal's chain is verified (every record must
 carry its HMAC when CODEACTION_JOURNAL_KEY is set), the run's state is checked with
-${resumeSecretVariable} (the key it was signed with) and must be signed for RUN_ID, and the call
-that waits is printed from the signed state; the state is then recorded as used (a state is
+${resumeSecretVariable} (the key it was signed with) and must be signed for RUN_ID. The run is then
+taken: a line appended to the journal names this process, and another resume of the run is refused
+while this one runs (a take whose process is gone, killed or crashed, does not hold the run). The
+call that waits is printed from the signed state, and the state is recorded as used (a state is
 resumed once). Its program runs again in a fresh sandbox with no model call, the calls it made before are
 answered from its log (no tool is called twice), and the call that waited gets the decision:
 --approve makes it, --deny raises ToolDenied in the program. From there the program runs live
 (further calls are asked on the terminal, as with --approve). The answer is printed as ask prints
-it, and the resumed run is journaled: a run is resumed once, by one process at a time (another
-resume of the same run meanwhile is refused at once).
+it, and the resumed run is journaled: a run is resumed once, by one process at a time.
 
 Give the same data, tool and model options the run was asked with (--csv, --file, --server,
 --model or --replay, --image or --data, --journal): the program needs the same tools. A chat
@@ -63,23 +62,15 @@ export async function resumeCommand(args: string[], context: CliContext): Promis
     );
   }
   const journal = resolve(context.cwd, journalOf(askArgs) ?? defaultJournalPath);
-  // Held from before the journal is read until the resumed run is journaled: one resume at a time.
-  const release = await holdResumeLock(journal, runId);
-  try {
-    const read = await readJournal(journal, "Pass --journal FILE (the journal ask wrote).");
-    checkJournalChain(read, journal, context.env);
-    const run = findWaitingRun(read.lines, runId, journal);
-    // The state is checked (signature, run id) before any option is: nothing else is worth doing first.
-    const state = checkKeptState(run.state, runId, secret);
-    return await askCommand([...askArgs, "--", run.question ?? ""], context, {
-      runId,
-      state,
-      decision: bindDecision(state, decision, context),
-      usedStates: createFileUsedStates(`${journal}.used-states`),
-    });
-  } finally {
-    await release();
-  }
+  // The run's state, handed to this process once: another resume of the run is refused until this
+  // one journals its answer (or ends without one).
+  const run = await createJournalStore(journal, { env: context.env, secret }).take(runId);
+  return await askCommand([...askArgs, "--", run.question ?? ""], context, {
+    runId,
+    state: run.state,
+    decision: bindDecision(run.state, decision, context),
+    usedStates: createFileUsedStates(`${journal}.used-states`),
+  });
 }
 
 /** --approve, or --deny with its --reason, taken out of the arguments; the rest are ask's. */

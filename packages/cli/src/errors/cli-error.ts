@@ -11,9 +11,9 @@ export type CliErrorCode =
   | "program-missing"
   | "replay-invalid"
   | "replay-missing"
-  | "resume-locked"
   | "resume-secret"
   | "resume-state"
+  | "resume-taken"
   | "usage";
 
 const marker = "codeaction.cli.error";

@@ -59,21 +59,31 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
  * rotated file's last. Throws a CliError naming the path and the fix when it cannot write.
  */
 export async function appendToJournal(path: string, record: object, env: NodeJS.ProcessEnv): Promise<string> {
-  const { key, maxBytes, keep } = journalSettings(env);
+  const settings = journalSettings(env);
   const absolute = resolve(path);
   try {
     await ensureJournalFolder(absolute);
-    await withJournalLock(absolute, () =>
-      appendChained(absolute, record, {
-        key,
-        maxBytes,
-        open: openJournalFile,
-        rotate: (full) => rotateJournal(full, keep),
-      }),
-    );
+    await withJournalLock(absolute, () => appendHoldingLock(absolute, record, settings));
   } catch (error) {
     if (CliError.isInstance(error)) throw error;
     throw journalError(path, (error as Error).message, error);
   }
   return absolute;
+}
+
+/**
+ * Appends one record as appendToJournal does, for a caller that already holds the journal's lock
+ * (withJournalLock) because what it appends depends on what it read (the resume's take).
+ */
+export async function appendHoldingLock(
+  path: string,
+  record: object,
+  { key, maxBytes, keep }: JournalSettings,
+): Promise<void> {
+  await appendChained(path, record, {
+    key,
+    maxBytes,
+    open: openJournalFile,
+    rotate: (full) => rotateJournal(full, keep),
+  });
 }

@@ -90,9 +90,14 @@ function ignoreMissing(error: unknown): void {
 
 /**
  * Runs `work` holding `<journal>.lock` (created O_EXCL, not through a link): reading the chain's end
- * and appending to it is one step, so concurrent runs each link to the record before theirs.
+ * and appending to it is one step, so concurrent runs each link to the record before theirs. A lock
+ * that cannot be taken is a CliError from `failure` (default: journalError, for a write).
  */
-export async function withJournalLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+export async function withJournalLock<T>(
+  path: string,
+  work: () => Promise<T>,
+  failure: (path: string, problem: string, cause: unknown) => CliError = journalError,
+): Promise<T> {
   let locked = false;
   try {
     return await withFileLock(`${path}.lock`, () => {
@@ -101,6 +106,6 @@ export async function withJournalLock<T>(path: string, work: () => Promise<T>): 
     });
   } catch (error) {
     if (locked || CliError.isInstance(error)) throw error;
-    throw journalError(path, (error as Error).message, error);
+    throw failure(path, (error as Error).message, error);
   }
 }

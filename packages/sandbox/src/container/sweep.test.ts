@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ContainerEngine } from "../engine/container-engine.ts";
-import { buildLabels, currentOwner, labelKeys } from "./labels.ts";
+import { buildLabels, labelKeys } from "./labels.ts";
+import { currentOwner } from "./owner-identity.ts";
 import { deadlineGraceMs, stoppedGraceMs, sweepContainers, sweepReason } from "./sweep.ts";
 
 const now = new Date();
