@@ -26,12 +26,18 @@ export async function runTurn(
   // Each attempt's stderr, for the line that says why it failed.
   const stderrTails = new Map<string, string>();
   const events = await agent.stream({ messages: [{ role: "user", content: question }] }, options.callOptions);
+  // The answer is the stream's last event: the loop runs to the stream's end, so the turn ends as
+  // answered (its chain run and spans closed as such), not as a stream left early.
+  let answer: AgentResult | undefined;
   for await (const event of events) {
-    if (event.type === "answer") return event.result;
-    options.onEvent?.(event);
-    reportEvent(event, { ...options, pattern: agent.pattern, stderrTails });
+    if (event.type === "answer") answer = event.result;
+    else {
+      options.onEvent?.(event);
+      reportEvent(event, { ...options, pattern: agent.pattern, stderrTails });
+    }
   }
-  throw new Error("the agent's stream ended without an answer");
+  if (!answer) throw new Error("the agent's stream ended without an answer");
+  return answer;
 }
 
 /** One event of a turn on the progress line; with --show-program, the program and its calls too. */

@@ -103,8 +103,6 @@ def _run(path):
             code = compile(file.read(), path, "exec")
         exec(code, _main.__dict__)
     except SystemExit as exit:
-        if not _keep:
-            raise
         return _exit_status(exit.code)
     except BaseException as error:
         _report(error)
@@ -170,10 +168,100 @@ def _summary():
     return "\n".join(lines)
 
 
+def _attribute(value, name):
+    """`value.name`, or None (a detached or closed file raises where a plain object would not)."""
+    try:
+        return getattr(value, name, None)
+    except BaseException:
+        return None
+
+
+def _left_open():
+    """The files and archives the program left open, each before the ones it writes into.
+
+    A wrapper's last bytes (a text file's buffer, a gzip trailer, a zip's or tar's directory) go
+    into what it wraps, which must still be open: an object is closed before any it holds (as an
+    attribute, or as a text or buffered file's buffer or raw file). The standard streams are kept.
+    """
+    import gc, io
+
+    kinds = [io.IOBase]
+    for module, name in (("zipfile", "ZipFile"), ("tarfile", "TarFile")):
+        kind = getattr(sys.modules.get(module), name, None)
+        if kind is not None:
+            kinds.append(kind)
+    kinds = tuple(kinds)
+    kept = set()
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.stdin):
+        while stream is not None and id(stream) not in kept:
+            kept.add(id(stream))
+            stream = getattr(stream, "buffer", None) or getattr(stream, "raw", None)
+    found = {id(value): value for value in gc.get_objects() if isinstance(value, kinds) and id(value) not in kept}
+    holds = {}
+    held = dict.fromkeys(found, 0)
+    for key, value in found.items():
+        inner = [_attribute(value, name) for name in ("buffer", "raw")]
+        try:
+            inner.extend(vars(value).values())
+        except BaseException:
+            pass
+        holds[key] = {id(item) for item in inner if id(item) in found and id(item) != key}
+        for item in holds[key]:
+            held[item] += 1
+    order = []
+    ready = [key for key, count in held.items() if count == 0]
+    while ready:
+        key = ready.pop()
+        order.append(found[key])
+        for item in holds[key]:
+            held[item] -= 1
+            if held[item] == 0:
+                ready.append(item)
+    placed = {id(value) for value in order}
+    return order + [value for key, value in found.items() if key not in placed]
+
+
+def _finish(status):
+    """Ends the program's process as Python's exit does, less the interpreter's teardown.
+
+    Python's exit joins the non-daemon threads, runs the atexit functions and flushes the standard
+    streams, then frees every object one by one (for a 1,000,000-row frame about 70 ms, on the
+    run's critical path). Here the first three happen as in Python; every file and archive the
+    program left open is then closed (so its last bytes, a gzip trailer or a zip's directory, are
+    written as a finished program's would be), and the process ends. Other objects' __del__ methods
+    are not run, which Python does not promise at exit either.
+    """
+    import atexit
+
+    try:
+        threading._shutdown()
+    except BaseException:
+        pass
+    try:
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    try:
+        files = _left_open()
+    except BaseException:
+        files = []
+    for value in files:
+        try:
+            value.close()
+        except BaseException:
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(status)
+
+
 while True:
     _status = _run(_go["program"])
     if not _keep:
-        sys.exit(_status)
+        _finish(_status)
     for _stream in (sys.stdout, sys.stderr):
         try:
             _stream.flush()
