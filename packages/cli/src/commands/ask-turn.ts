@@ -61,7 +61,8 @@ function modelCallOf(turn: AskTurn): ModelCallSettings {
 /**
  * Builds the agent and runs the turn, Ctrl-C aware: during the turn it cancels it (the run record
  * says "aborted" and the journal keeps it); before, it closes the agent and exits 130. A failed
- * run is journaled before its error is thrown; the agent is closed either way.
+ * run is journaled before its error is thrown. The session closes the agent after the answer is
+ * printed (the container's removal, under way since the program ended, does not hold the answer).
  */
 export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promise<AgentResult> {
   const { request, context, progress, record, journalPath } = turn;
@@ -116,7 +117,6 @@ export async function askOnce(turn: AskTurn, build: () => Promise<Agent>): Promi
   } finally {
     process.removeListener("SIGINT", interrupt);
     progress.stop();
-    await agent?.close().catch(() => undefined);
   }
 }
 
