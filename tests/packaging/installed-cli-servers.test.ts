@@ -141,8 +141,11 @@ describe("npx codeaction desk, stopped through npx's pid", () => {
     const npxEnded = new Promise((resolve) => npx.once("exit", resolve));
     const desk = await deskProcessUnder(npx.pid!, output);
     try {
-      // The desk keeps a container ready for the first question: the one it must remove.
-      expect(await containersOf(desk), output()).toHaveLength(1);
+      // The desk keeps a container ready for the first question: the one it must remove. Its warm
+      // pool fills in the background, so the container may come a moment after the desk listens.
+      await expect
+        .poll(() => containersOf(desk), { timeout: 60_000, interval: 200, message: output() })
+        .toHaveLength(1);
       // npm passes SIGTERM to its `sh -c codeaction ...`, which dies of it without passing it on:
       // the desk, reparented, is sent nothing.
       npx.kill("SIGTERM");

@@ -98,8 +98,9 @@ describe("a desk whose parent went away", () => {
     const started = startParent();
     const desk = await started.listening;
     expect(alive(desk)).toBe(true);
-    // The desk keeps a container ready for the first question: the one it must remove.
-    expect(await containersOf(desk)).toHaveLength(1);
+    // The desk keeps a container ready for the first question: the one it must remove. Its warm
+    // pool fills in the background, so the container may come a moment after the desk listens.
+    await expect.poll(() => containersOf(desk), { timeout: 60_000, interval: 200 }).toHaveLength(1);
     started.parent.kill("SIGKILL");
     const ended = await endsSoon(desk);
     if (!ended) process.kill(desk, "SIGTERM");
