@@ -176,35 +176,85 @@ def _attribute(value, name):
         return None
 
 
-def _left_open():
-    """The files and archives the program left open, each before the ones it writes into.
+def _writes(value):
+    """Whether a file object is open for writing (a closed or odd one counts as not)."""
+    try:
+        return not value.closed and value.writable()
+    except BaseException:
+        return False
 
-    A wrapper's last bytes (a text file's buffer, a gzip trailer, a zip's or tar's directory) go
-    into what it wraps, which must still be open: an object is closed before any it holds (as an
-    attribute, or as a text or buffered file's buffer or raw file). The standard streams are kept.
-    """
-    import gc, io
 
-    kinds = [io.IOBase]
-    for module, name in (("zipfile", "ZipFile"), ("tarfile", "TarFile")):
-        kind = getattr(sys.modules.get(module), name, None)
-        if kind is not None:
-            kinds.append(kind)
-    kinds = tuple(kinds)
+def _kind_of(kind, archives):
+    """What an object of this type is at exit: an open "file" or "archive" (closed here), a
+    "paused" generator or coroutine (its finally blocks run only at Python's own teardown), a
+    "finalizer" (a __del__ of its own class), or None (its end only frees memory)."""
+    import io, types
+
+    if issubclass(kind, io.IOBase):
+        return "file"
+    if archives and issubclass(kind, archives):
+        return "archive"
+    if kind in (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType):
+        return "paused"
+    if getattr(kind, "__del__", None) is not None:
+        return "finalizer"
+    # A C type whose end does more than free memory: an SQLite connection rolls back and removes
+    # its journal file.
+    connection = _attribute(sys.modules.get("sqlite3"), "Connection")
+    return "finalizer" if connection is not None and issubclass(kind, connection) else None
+
+
+def _paused(value):
+    """Whether a generator or coroutine stopped part-way (not unstarted, not finished)."""
+    for prefix in ("gi", "cr", "ag"):
+        suspended = _attribute(value, prefix + "_suspended")
+        if suspended is not None:
+            return bool(suspended)
+    return any(_attribute(value, prefix + "_frame") is not None for prefix in ("gi", "cr", "ag"))
+
+
+def _files_at_exit():
+    """The files open for writing and the archives the program left, each before the ones it
+    writes into; None when something else in its heap must be finalized by Python itself (an
+    object with a __del__, a paused generator), so that the interpreter exits as usual."""
+    import gc
+
+    archives = tuple(
+        kind
+        for kind in (_attribute(sys.modules.get("zipfile"), "ZipFile"), _attribute(sys.modules.get("tarfile"), "TarFile"))
+        if kind is not None
+    )
     kept = set()
-    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__, sys.stdin):
+    for stream in (sys.__stdout__, sys.__stderr__, sys.__stdin__):
         while stream is not None and id(stream) not in kept:
             kept.add(id(stream))
-            stream = getattr(stream, "buffer", None) or getattr(stream, "raw", None)
-    found = {id(value): value for value in gc.get_objects() if isinstance(value, kinds) and id(value) not in kept}
+            stream = _attribute(stream, "buffer") or _attribute(stream, "raw")
+    kinds = {}
+    found = {}
+    for value in gc.get_objects():
+        kind = type(value)
+        what = kinds[kind] if kind in kinds else kinds.setdefault(kind, _kind_of(kind, archives))
+        if what == "finalizer" or (what == "paused" and _paused(value)):
+            return None
+        if (what == "file" and _writes(value)) or what == "archive":
+            if id(value) not in kept:
+                found[id(value)] = value
+    return _wrappers_first(found)
+
+
+def _wrappers_first(found):
+    """`found`'s values ordered so that each comes before any it holds (as an attribute, through
+    one plain object, or as a text or buffered file's buffer or raw file)."""
     holds = {}
     held = dict.fromkeys(found, 0)
     for key, value in found.items():
-        inner = [_attribute(value, name) for name in ("buffer", "raw")]
-        try:
-            inner.extend(vars(value).values())
-        except BaseException:
-            pass
+        inner = [_attribute(value, "buffer"), _attribute(value, "raw")]
+        attributes = _attribute(value, "__dict__")
+        for item in list(attributes.values()) if isinstance(attributes, dict) else []:
+            inner.append(item)
+            nested = None if id(item) in found else _attribute(item, "__dict__")
+            if isinstance(nested, dict):
+                inner.extend(nested.values())
         holds[key] = {id(item) for item in inner if id(item) in found and id(item) != key}
         for item in holds[key]:
             held[item] += 1
@@ -226,10 +276,10 @@ def _finish(status):
 
     Python's exit joins the non-daemon threads, runs the atexit functions and flushes the standard
     streams, then frees every object one by one (for a 1,000,000-row frame about 70 ms, on the
-    run's critical path). Here the first three happen as in Python; every file and archive the
-    program left open is then closed (so its last bytes, a gzip trailer or a zip's directory, are
-    written as a finished program's would be), and the process ends. Other objects' __del__ methods
-    are not run, which Python does not promise at exit either.
+    run's critical path). Here the first steps happen as in Python. Then, when nothing but files
+    needs finalizing (no other thread still running, no object with a __del__, no generator paused
+    part-way), every file open for writing and every archive is closed, each before what it writes
+    into, and the process ends at once; otherwise the interpreter exits as usual.
     """
     import atexit
 
@@ -242,9 +292,12 @@ def _finish(status):
     except BaseException:
         pass
     try:
-        files = _left_open()
+        files = _files_at_exit() if threading.active_count() == 1 else None
     except BaseException:
-        files = []
+        files = None
+    if files is None:
+        # Python's own exit (its atexit functions ran already and do not run twice).
+        raise SystemExit(status)
     for value in files:
         try:
             value.close()
@@ -255,13 +308,40 @@ def _finish(status):
             stream.flush()
         except BaseException:
             pass
+    try:
+        # What C libraries wrote through the C library's own buffers (exit() flushes them; _exit does not).
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except BaseException:
+        pass
     os._exit(status)
+
+
+def _flush_files():
+    """At a step's end: every file open for writing flushed, so what the step wrote is on disk
+    (the next step, or the host collecting /workspace/out, reads it whole). Not while another
+    thread runs: it may hold a file's lock."""
+    import gc, io
+
+    if threading.active_count() != 1:
+        return
+    for value in gc.get_objects():
+        if isinstance(value, io.IOBase) and _writes(value):
+            try:
+                value.flush()
+            except BaseException:
+                pass
 
 
 while True:
     _status = _run(_go["program"])
     if not _keep:
         _finish(_status)
+    try:
+        _flush_files()
+    except BaseException:
+        pass
     for _stream in (sys.stdout, sys.stderr):
         try:
             _stream.flush()

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -53,6 +53,22 @@ describe("a kept interpreter runs several programs in one __main__", () => {
     expect(second).toMatchObject({ status: "no-result", living: true, stdout: '{"total": 12}\n' });
     const third = await step("print(f'RESULT: {total}')");
     expect(third).toMatchObject({ status: "ok", result: "12", living: true });
+    process.stdin.end();
+    expect((await process.exit).exitCode).toBe(0);
+  });
+
+  it("a file a step left open for writing is on disk whole when the step ends", async () => {
+    const { process, step } = await keptRelay();
+    const folder = await mkdtemp(join(tmpdir(), "codeaction-steps-files-"));
+    directories.push(folder);
+    const path = join(folder, "left-open.txt");
+    const first = await step(`log = open(${JSON.stringify(path)}, "w")\nlog.write("written in step one")`);
+    expect(first).toMatchObject({ exitCode: 0, living: true });
+    // The next step, or the host collecting /workspace/out, reads what the step wrote.
+    expect(await readFile(path, "utf8")).toBe("written in step one");
+    const second = await step('log.write(", and two")\nprint("RESULT: ok")');
+    expect(second).toMatchObject({ status: "ok", living: true });
+    expect(await readFile(path, "utf8")).toBe("written in step one, and two");
     process.stdin.end();
     expect((await process.exit).exitCode).toBe(0);
   });
