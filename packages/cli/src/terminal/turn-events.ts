@@ -29,12 +29,17 @@ export async function runTurn(
   // The answer is the stream's last event: the loop runs to the stream's end, so the turn ends as
   // answered (its chain run and spans closed as such), not as a stream left early.
   let answer: AgentResult | undefined;
-  for await (const event of events) {
-    if (event.type === "answer") answer = event.result;
-    else {
-      options.onEvent?.(event);
-      reportEvent(event, { ...options, pattern: agent.pattern, stderrTails });
+  try {
+    for await (const event of events) {
+      if (event.type === "answer") answer = event.result;
+      else {
+        options.onEvent?.(event);
+        reportEvent(event, { ...options, pattern: agent.pattern, stderrTails });
+      }
     }
+  } catch (error) {
+    // What fails after the answer (a callback handler closing its run) does not take the answer.
+    if (!answer) throw error;
   }
   if (!answer) throw new Error("the agent's stream ended without an answer");
   return answer;

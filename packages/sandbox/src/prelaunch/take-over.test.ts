@@ -132,13 +132,16 @@ describe("taking over a prelaunched container", () => {
     await manager.close();
   });
 
-  it("removes a prelaunched container labelled for another manager and starts its own", async () => {
+  it("removes a prelaunched container labelled for another manager, with the warm command started in it, and starts its own", async () => {
     const engine = new RecordingEngine();
     const standIn = standInPrelaunch(engine, { labelledFor: "someone-else" });
     const prelaunched = await standIn.containerId();
-    const manager = managerWith(engine, standIn);
+    const warmCommand = ["python3", "-I", "-c", "relay"];
+    const manager = managerWith(engine, standIn, { warmCommand });
     const session = await manager.createSession();
     expect(session.containerId).not.toBe(prelaunched);
+    // Its warm command went out when it started, before the read-back found the label.
+    expect(engine.calls).toContain(`exec ${prelaunched} ${warmCommand.join(" ")}`);
     expect(engine.calls).toContain(`remove ${prelaunched}`);
     expect(engine.liveContainers()).toEqual([session.containerId]);
     await manager.close();

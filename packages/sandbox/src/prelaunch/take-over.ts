@@ -101,8 +101,11 @@ async function startWarmEarly(
   },
 ): Promise<WarmProcess | undefined> {
   const { config, logger, warmCommand } = options;
-  // Where flags are read from inside (Podman), nothing of ours runs before that read-back.
-  if (!warmCommand || waysOf(options.dialect).readsBackInside) return undefined;
+  // Where flags are read from inside (Podman), nothing of ours runs before that read-back; nor in a
+  // container started with other settings (another image or network), which the take-over removes.
+  if (!warmCommand || waysOf(options.dialect).readsBackInside || !sameSettings(prelaunch, config)) {
+    return undefined;
+  }
   const containerId = await prelaunch.startedContainer();
   if (containerId === undefined) return undefined;
   try {
@@ -127,17 +130,21 @@ export async function prelaunchEngineChecks(
   prelaunch: SandboxPrelaunch | undefined,
   config: SandboxConfig,
 ): Promise<EngineDialect | undefined> {
-  if (!prelaunch) return undefined;
+  if (!prelaunch || !sameSettings(prelaunch, config)) return undefined;
+  return prelaunch.checkedEngine();
+}
+
+/** Whether the prelaunch was started with this manager's settings, its warm pool's aside. */
+function sameSettings(prelaunch: SandboxPrelaunch, config: SandboxConfig): boolean {
   let prelaunchConfig: SandboxConfig;
   try {
     prelaunchConfig = parseSandboxConfig(prelaunch.config);
   } catch {
-    return undefined;
+    return false;
   }
-  const checked = (settings: SandboxConfig) =>
+  const compared = (settings: SandboxConfig) =>
     JSON.stringify({ ...settings, pool: 0, poolIdleSeconds: 0, poolCopyLimit: 0 });
-  if (checked(prelaunchConfig) !== checked(config)) return undefined;
-  return prelaunch.checkedEngine();
+  return compared(prelaunchConfig) === compared(config);
 }
 
 /** What the read-back of the flags does not cover: the image and the manager the container is for. */
