@@ -97,15 +97,20 @@ describe("a desk whose parent went away", () => {
   it("stops by itself, says why, and leaves no container", async () => {
     const started = startParent();
     const desk = await started.listening;
-    expect(alive(desk)).toBe(true);
-    // The desk keeps a container ready for the first question: the one it must remove. Its warm
-    // pool fills in the background, so the container may come a moment after the desk listens.
-    await expect.poll(() => containersOf(desk), { timeout: 60_000, interval: 200 }).toHaveLength(1);
-    started.parent.kill("SIGKILL");
-    const ended = await endsSoon(desk);
-    if (!ended) process.kill(desk, "SIGTERM");
-    expect(ended).toBe(true);
-    expect(started.output()).toContain("codeaction desk: the process that started it has ended; stopping");
-    expect(await containersOf(desk)).toEqual([]);
+    try {
+      expect(alive(desk)).toBe(true);
+      // The desk keeps a container ready for the first question: the one it must remove. Its warm
+      // pool fills in the background, so the container may come a moment after the desk listens.
+      await expect.poll(() => containersOf(desk), { timeout: 60_000, interval: 200 }).toHaveLength(1);
+      started.parent.kill("SIGKILL");
+      const ended = await endsSoon(desk);
+      expect(ended).toBe(true);
+      expect(started.output()).toContain("codeaction desk: the process that started it has ended; stopping");
+      expect(await containersOf(desk)).toEqual([]);
+    } finally {
+      // A failed assertion above leaves neither process behind (nor the desk's containers).
+      started.parent.kill("SIGKILL");
+      if (alive(desk)) process.kill(desk, "SIGTERM");
+    }
   });
 });
