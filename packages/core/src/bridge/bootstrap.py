@@ -271,6 +271,15 @@ def _wrappers_first(found):
     return order + [value for key, value in found.items() if key not in placed]
 
 
+def _each(values, method):
+    """Calls `method` on each value; one that fails (a closed file, a broken pipe) is passed over."""
+    for value in values:
+        try:
+            getattr(value, method)()
+        except BaseException:
+            pass
+
+
 def _finish(status):
     """Ends the program's process as Python's exit does, less the interpreter's teardown.
 
@@ -298,16 +307,8 @@ def _finish(status):
     if files is None:
         # Python's own exit (its atexit functions ran already and do not run twice).
         raise SystemExit(status)
-    for value in files:
-        try:
-            value.close()
-        except BaseException:
-            pass
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
+    _each(files, "close")
+    _each((sys.stdout, sys.stderr), "flush")
     try:
         # What C libraries wrote through the C library's own buffers (exit() flushes them; _exit does not).
         import ctypes
@@ -326,12 +327,7 @@ def _flush_files():
 
     if threading.active_count() != 1:
         return
-    for value in gc.get_objects():
-        if isinstance(value, io.IOBase) and _writes(value):
-            try:
-                value.flush()
-            except BaseException:
-                pass
+    _each((value for value in gc.get_objects() if isinstance(value, io.IOBase) and _writes(value)), "flush")
 
 
 while True:
